@@ -1,0 +1,136 @@
+"""giskard-nb: test LLM agents from a notebook.
+
+Scenarios and checks (this module), a local Hub, evaluations and scans. ``import giskard_nb`` has no side
+effects: no banner, no telemetry, no network, and none of litellm, pandas, plotly or ipywidgets is imported.
+"""
+
+from giskard_nb.checks import (
+    AllOf,
+    AnyOf,
+    Equals,
+    FnCheck,
+    GreaterEquals,
+    GreaterThan,
+    GreaterThanEquals,
+    JsonValid,
+    LesserThan,
+    LesserThanEquals,
+    LessThan,
+    LessThanEquals,
+    Metadata,
+    MetadataRule,
+    Not,
+    NotEquals,
+    RegexMatching,
+    StringMatching,
+    from_fn,
+)
+from giskard_nb.core.check import Check
+from giskard_nb.core.extraction import JSONPathStr, NoMatch, resolve
+from giskard_nb.core.interaction import Interaction, Trace
+from giskard_nb.core.missing import MISSING
+from giskard_nb.core.result import CheckResult, CheckStatus, Metric
+from giskard_nb.core.runner import ScenarioRunner
+from giskard_nb.core.scenario import Scenario, Step
+from giskard_nb.core.scenario_result import ScenarioResult, ScenarioStatus
+from giskard_nb.core.spec import InputGenerator, Interact, InteractionSpec
+from giskard_nb.core.spy import WithSpy
+from giskard_nb.core.suite import Suite
+from giskard_nb.core.suite_result import GroupedSuiteResult, GroupStats, SuiteResult
+from giskard_nb.core.sync import run_sync
+from giskard_nb.core.testcase import (
+    TestCase,
+    TestCaseError,
+    TestCaseResult,
+    TestCaseRunner,
+    TestCaseStatus,
+)
+from giskard_nb.core.usage import Usage
+from giskard_nb.errors import (
+    AgentError,
+    ConfigError,
+    DuplicateKindError,
+    GiskardNBError,
+    GiskardValidationError,
+    HubError,
+    InputGenerationException,
+    InteractionGenerationError,
+    LLMError,
+    NotFoundError,
+    SerializationError,
+    UnknownKindError,
+)
+
+__version__ = "0.1.0"
+
+
+def scenario(name: str | None = None, **kwargs) -> Scenario:
+    """``Scenario(name, ...)``, under the lowercase name some of the seed's examples use."""
+    return Scenario(name, **kwargs)
+
+
+__all__ = [
+    "MISSING",
+    "AgentError",
+    "AllOf",
+    "AnyOf",
+    "Check",
+    "CheckResult",
+    "CheckStatus",
+    "ConfigError",
+    "DuplicateKindError",
+    "Equals",
+    "FnCheck",
+    "GiskardNBError",
+    "GiskardValidationError",
+    "GreaterEquals",
+    "GreaterThan",
+    "GreaterThanEquals",
+    "GroupStats",
+    "GroupedSuiteResult",
+    "HubError",
+    "InputGenerationException",
+    "InputGenerator",
+    "Interact",
+    "Interaction",
+    "InteractionGenerationError",
+    "InteractionSpec",
+    "JSONPathStr",
+    "JsonValid",
+    "LLMError",
+    "LessThan",
+    "LessThanEquals",
+    "LesserThan",
+    "LesserThanEquals",
+    "Metadata",
+    "MetadataRule",
+    "Metric",
+    "NoMatch",
+    "Not",
+    "NotEquals",
+    "NotFoundError",
+    "RegexMatching",
+    "Scenario",
+    "ScenarioResult",
+    "ScenarioRunner",
+    "ScenarioStatus",
+    "SerializationError",
+    "Step",
+    "StringMatching",
+    "Suite",
+    "SuiteResult",
+    "TestCase",
+    "TestCaseError",
+    "TestCaseResult",
+    "TestCaseRunner",
+    "TestCaseStatus",
+    "Trace",
+    "UnknownKindError",
+    "Usage",
+    "WithSpy",
+    "__version__",
+    "from_fn",
+    "resolve",
+    "run_sync",
+    "scenario",
+]

@@ -1,0 +1,92 @@
+"""Composition: AllOf, AnyOf and Not over other checks."""
+
+from __future__ import annotations
+
+from pydantic import SerializeAsAny, field_validator
+
+from giskard_nb.core.check import Check
+from giskard_nb.core.interaction import Trace
+from giskard_nb.core.result import CheckResult, CheckStatus
+from giskard_nb.core.testcase import run_check
+from giskard_nb.errors import GiskardValidationError
+
+__all__ = ["AllOf", "AnyOf", "Not"]
+
+
+def _inner(results: list[CheckResult]) -> dict:
+    return {"results": [r.model_dump(mode="json", fallback=repr) for r in results]}
+
+
+class _Group(Check):
+    checks: list[SerializeAsAny[Check]]
+
+    @field_validator("checks")
+    @classmethod
+    def _not_empty(cls, checks: list[Check]) -> list[Check]:
+        if not checks:
+            raise GiskardValidationError(f"{cls.__name__} needs at least one check")
+        return checks
+
+
+@Check.register("all_of")
+class AllOf(_Group):
+    """PASS when every inner check passes (skips ignored). Stops at the first FAIL or ERROR, which it returns."""
+
+    async def run(self, trace: Trace) -> CheckResult:
+        results = []
+        for check in self.checks:
+            r = await run_check(check, trace)
+            results.append(r)
+            if r.status in (CheckStatus.FAIL, CheckStatus.ERROR):
+                label = r.check_name or "check"
+                return CheckResult(
+                    status=r.status, message=f"{label}: {r.message}", details=_inner(results)
+                )
+        if all(r.skipped for r in results):
+            return CheckResult.skip("All checks were skipped.", details=_inner(results))
+        return CheckResult.success("All checks passed.", details=_inner(results))
+
+
+@Check.register("any_of")
+class AnyOf(_Group):
+    """PASS as soon as one inner check passes. Otherwise ERROR if any errored, FAIL if any failed, else SKIP."""
+
+    async def run(self, trace: Trace) -> CheckResult:
+        results = []
+        for check in self.checks:
+            r = await run_check(check, trace)
+            results.append(r)
+            if r.passed:
+                return CheckResult.success(
+                    f"{r.check_name or 'check'} passed: {r.message}", details=_inner(results)
+                )
+        reasons = "; ".join(
+            f"{r.check_name or 'check'}: {r.message}" for r in results if not r.skipped
+        )
+        if any(r.errored for r in results):
+            return CheckResult.error(
+                f"No check passed and some errored. {reasons}", details=_inner(results)
+            )
+        if any(r.failed for r in results):
+            return CheckResult.failure(f"No check passed. {reasons}", details=_inner(results))
+        return CheckResult.skip("All checks were skipped.", details=_inner(results))
+
+
+@Check.register("not")
+class Not(Check):
+    """Inverts PASS and FAIL; ERROR and SKIP are kept (a broken check never turns green)."""
+
+    check: SerializeAsAny[Check]
+
+    async def run(self, trace: Trace) -> CheckResult:
+        r = await run_check(self.check, trace)
+        label = r.check_name or "check"
+        if r.passed:
+            return CheckResult.failure(
+                f"expected {label} to fail, but it passed: {r.message}", details=r.details
+            )
+        if r.failed:
+            return CheckResult.success(
+                f"{label} failed, as expected: {r.message}", details=r.details
+            )
+        return CheckResult(status=r.status, message=f"{label}: {r.message}", details=r.details)

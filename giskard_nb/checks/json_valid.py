@@ -1,0 +1,85 @@
+"""JsonValid: the value is (or parses as) JSON, optionally valid against a JSON Schema."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import AliasChoices, Field, model_validator
+
+from giskard_nb.checks.base import no_value, target_key_field, wrong_type
+from giskard_nb.core.check import Check
+from giskard_nb.core.extraction import JSONPathStr, NoMatch, resolve
+from giskard_nb.core.interaction import Trace
+from giskard_nb.core.result import CheckResult
+from giskard_nb.errors import GiskardValidationError
+
+__all__ = ["JsonValid"]
+
+
+@Check.register("json_valid")
+class JsonValid(Check):
+    """With ``parse=True`` (default) the value must be a string holding JSON; with ``parse=False`` it must
+    be JSON-serializable data. ``expected_schema`` (alias ``schema``) adds JSON Schema validation; the
+    schema itself is checked when the check is built."""
+
+    target_key: JSONPathStr = target_key_field()
+    parse: bool = True
+    expected_schema: dict[str, Any] | None = Field(
+        default=None, validation_alias=AliasChoices("expected_schema", "schema")
+    )
+
+    @model_validator(mode="after")
+    def _check_schema(self) -> JsonValid:
+        if self.expected_schema is not None:
+            from jsonschema import exceptions, validators
+
+            try:
+                validators.validator_for(self.expected_schema).check_schema(self.expected_schema)
+            except exceptions.SchemaError as exc:
+                raise GiskardValidationError(f"invalid JSON schema: {exc.message}") from None
+        return self
+
+    def run(self, trace: Trace) -> CheckResult:
+        value = resolve(trace, self.target_key)
+        if isinstance(value, NoMatch):
+            return no_value("the JSON", self.target_key)
+        details: dict[str, Any] = {"target_key": self.target_key}
+        if self.parse:
+            if not isinstance(value, str | bytes):
+                return wrong_type(
+                    f"the value at {self.target_key!r}", "a JSON string (or use parse=False)", value
+                )
+            try:
+                data = json.loads(value)
+            except json.JSONDecodeError as exc:
+                return CheckResult.failure(
+                    f"not valid JSON: {exc}", details={**details, "error": str(exc)}
+                )
+        else:
+            data = value
+            try:
+                json.dumps(data)
+            except (TypeError, ValueError) as exc:
+                return CheckResult.failure(
+                    f"not JSON-serializable: {exc}", details={**details, "error": str(exc)}
+                )
+        details["parsed_value"] = data
+        if self.expected_schema is not None:
+            from jsonschema import exceptions, validators
+
+            validator = validators.validator_for(self.expected_schema)(self.expected_schema)
+            try:
+                error = next(iter(validator.iter_errors(data)), None)
+            except exceptions.RefResolutionError as exc:  # pragma: no cover - depends on the schema
+                return CheckResult.error(f"the schema cannot be resolved: {exc}", details=details)
+            except Exception as exc:
+                return CheckResult.error(f"the schema cannot be applied: {exc}", details=details)
+            if error is not None:
+                where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+                return CheckResult.failure(
+                    f"JSON does not match the schema at {where}: {error.message}",
+                    details={**details, "error": error.message},
+                )
+            return CheckResult.success("Valid JSON matching the schema.", details=details)
+        return CheckResult.success("Valid JSON.", details=details)

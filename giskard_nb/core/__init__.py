@@ -1,0 +1,1 @@
+"""The check-and-trace core. Public names are re-exported from ``giskard_nb``."""

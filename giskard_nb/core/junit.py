@@ -1,0 +1,59 @@
+"""JUnit XML export of a SuiteResult (one <testcase> per scenario), for CI dashboards."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from giskard_nb.core.render import scenario_report
+
+if TYPE_CHECKING:
+    from giskard_nb.core.suite_result import SuiteResult
+
+_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _clean(text: str) -> str:
+    return _ILLEGAL.sub(lambda m: f"#x{ord(m.group()):02X}", text)
+
+
+def suite_to_junit(result: SuiteResult) -> str:
+    suite = ET.Element(
+        "testsuite",
+        name=_clean(result.name),
+        tests=str(len(result.results)),
+        failures=str(result.failed_count),
+        errors=str(result.errored_count),
+        skipped=str(result.skipped_count),
+        assertions=str(sum(len(r.check_results) for r in result.results)),
+        time=f"{result.duration_ms / 1000:.3f}",
+        timestamp=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    for r in result.results:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            name=_clean(r.scenario_name),
+            classname=_clean(result.name),
+            time=f"{r.duration_ms / 1000:.3f}",
+        )
+        if r.tags:
+            props = ET.SubElement(case, "properties")
+            for tag in r.tags:
+                ET.SubElement(props, "property", name="tag", value=_clean(tag))
+        lines = r.format_failures()
+        if r.errored:
+            ET.SubElement(
+                case, "error", message=_clean(lines[0] if lines else "error")
+            ).text = _clean("\n".join(lines))
+        elif r.failed:
+            ET.SubElement(
+                case, "failure", message=_clean(lines[0] if lines else "failed")
+            ).text = _clean("\n".join(lines))
+        elif r.skipped:
+            ET.SubElement(case, "skipped", message="every step was skipped")
+        ET.SubElement(case, "system-out").text = _clean(scenario_report(r))
+    ET.indent(suite)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True)

@@ -1,0 +1,98 @@
+"""Polymorphic models selected by a ``kind`` string: the base of checks, interaction specs and input generators.
+
+A family root (``Check``, ``InteractionSpec``, ``InputGenerator``) owns a registry. Subclasses join it with
+``@Root.register("kind")``; a dump carries ``"kind"`` and validating against the root dispatches on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, computed_field, model_validator
+
+from giskard_nb.errors import DuplicateKindError, GiskardValidationError, UnknownKindError
+
+
+class Registered(BaseModel):
+    """Base of the registered families. Not used directly."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
+
+    _family: ClassVar[str] = "object"
+    _registry: ClassVar[dict[str, type[Registered]]]
+    _kind: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A subclass is only registered by the decorator, never by inheritance.
+        if "_kind" not in cls.__dict__:
+            cls._kind = None
+
+    @classmethod
+    def register(cls, kind: str):
+        """Class decorator: register a subclass under ``kind`` (unique within the family)."""
+        if not isinstance(kind, str) or not kind:
+            raise GiskardValidationError(
+                f"a {cls._family} kind must be a non-empty string, got {kind!r}"
+            )
+
+        def decorator(sub: type[Registered]) -> type[Registered]:
+            if not (isinstance(sub, type) and issubclass(sub, cls)):
+                raise GiskardValidationError(
+                    f"@{cls.__name__}.register({kind!r}) decorates {sub!r}, which is not a subclass of "
+                    f"{cls.__name__}"
+                )
+            existing = cls._registry.get(kind)
+            if existing is not None and existing is not sub and not _same_definition(existing, sub):
+                raise DuplicateKindError(cls._family, kind, existing, sub, frozenset(cls._registry))
+            if existing is not None and existing is not sub:
+                existing._kind = None  # a notebook cell re-ran: the new definition replaces the old
+            cls._registry[kind] = sub
+            sub._kind = kind
+            return sub
+
+        return decorator
+
+    @classmethod
+    def kinds(cls) -> frozenset[str]:
+        """The kinds registered in this family (all of them, or those below ``cls``)."""
+        return frozenset(k for k, sub in cls._registry.items() if issubclass(sub, cls))
+
+    @classmethod
+    def registered_class(cls, kind: str) -> type[Registered]:
+        sub = cls._registry.get(kind)
+        if sub is None or not issubclass(sub, cls):
+            raise UnknownKindError(cls._family, kind, cls.kinds())
+        return sub
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def kind(self) -> str | None:
+        """The registered kind of this object's class (``None`` if the class is not registered)."""
+        return type(self)._kind
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _dispatch_on_kind(cls, data: Any, handler: Any) -> Any:
+        if isinstance(data, cls):
+            return data
+        if isinstance(data, dict) and "kind" in data:
+            kind = data["kind"]
+            if kind != cls._kind:
+                target = cls._registry.get(kind) if isinstance(kind, str) else None
+                if target is None or not issubclass(target, cls):
+                    raise UnknownKindError(cls._family, kind, cls.kinds())
+                return target.model_validate(data)
+            data = {k: v for k, v in data.items() if k != "kind"}
+        elif cls._kind is None and "_registry" in cls.__dict__:
+            got = "a dict without 'kind'" if isinstance(data, dict) else f"{type(data).__name__}"
+            raise GiskardValidationError(
+                f"cannot build a {cls.__name__} from {got}: give a 'kind' "
+                f"(registered kinds: {', '.join(sorted(cls.kinds()))})"
+            )
+        return handler(data)
+
+
+def _same_definition(a: type, b: type) -> bool:
+    """A class re-defined by re-running the same notebook cell or reloading the same module."""
+    return a.__module__ == b.__module__ and a.__qualname__ == b.__qualname__

@@ -1,0 +1,114 @@
+"""ScenarioResult: the outcome of one scenario run (its steps, final trace, timing)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
+
+from giskard_nb.core.interaction import Trace
+from giskard_nb.core.result import CheckResult, CheckStatus
+from giskard_nb.core.testcase import TestCaseResult
+from giskard_nb.core.usage import Usage
+
+__all__ = ["ScenarioResult", "ScenarioStatus"]
+
+ScenarioStatus = CheckStatus
+
+
+class ScenarioResult(BaseModel):
+    """What ``Scenario.run()`` returns. ``status``: ERROR if any step errored, else FAIL if any failed,
+    SKIP if every step was skipped, else PASS."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True, arbitrary_types_allowed=True)
+
+    scenario_name: str
+    steps: list[TestCaseResult] = Field(default_factory=list)
+    duration_ms: float = 0.0
+    final_trace: SerializeAsAny[Trace] = Field(default_factory=Trace)
+    multiple_runs: int = 1
+    runs_executed: int = 1
+    tags: list[str] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> CheckStatus:
+        statuses = {s.status for s in self.steps}
+        if CheckStatus.ERROR in statuses:
+            return CheckStatus.ERROR
+        if CheckStatus.FAIL in statuses:
+            return CheckStatus.FAIL
+        if statuses == {CheckStatus.SKIP}:
+            return CheckStatus.SKIP
+        return CheckStatus.PASS
+
+    @property
+    def passed(self) -> bool:
+        return self.status is CheckStatus.PASS
+
+    @property
+    def failed(self) -> bool:
+        return self.status is CheckStatus.FAIL
+
+    @property
+    def errored(self) -> bool:
+        return self.status is CheckStatus.ERROR
+
+    @property
+    def skipped(self) -> bool:
+        return self.status is CheckStatus.SKIP
+
+    @property
+    def check_results(self) -> list[CheckResult]:
+        """Every check result of every step, in order."""
+        return [r for step in self.steps for r in step.results]
+
+    @property
+    def failures_and_errors(self) -> list[TestCaseResult]:
+        return [s for s in self.steps if s.status in (CheckStatus.FAIL, CheckStatus.ERROR)]
+
+    @property
+    def error(self) -> str | None:
+        """The first step error (target, input generation, timeout...), as a one-line summary."""
+        return next((s.error.summary() for s in self.steps if s.error), None)
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens and cost of the LLM calls made by this scenario's checks."""
+        return Usage.from_results(self.check_results)
+
+    def format_failures(self) -> list[str]:
+        """Readable lines: which step, which check, and why."""
+        lines = []
+        for i, step in enumerate(self.steps, 1):
+            lines.extend(
+                f"step {i}: {line}" for line in step.format_failures(include_skipped=False)
+            )
+        return lines
+
+    def assert_passed(self) -> None:
+        """Raise AssertionError listing every failing or erroring check, unless the scenario passed."""
+        if self.status in (CheckStatus.FAIL, CheckStatus.ERROR):
+            details = "\n".join(f"  - {line}" for line in self.format_failures())
+            raise AssertionError(
+                f"scenario {self.scenario_name!r} {self.status.value.upper()}:\n{details}"
+            )
+
+    def print_report(self, file: TextIO | None = None) -> None:
+        from giskard_nb.core.render import scenario_report
+
+        print(scenario_report(self), file=file or sys.stdout)
+
+    def __repr__(self) -> str:
+        return (
+            f"<ScenarioResult {self.scenario_name!r} {self.status.value.upper()} "
+            f"steps={len(self.steps)} {self.duration_ms:.0f} ms>"
+        )
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        from giskard_nb.core.render import safe_html, scenario_html
+
+        return safe_html(scenario_html, self)

@@ -1,0 +1,187 @@
+"""Interaction specs: how a scenario produces interactions.
+
+``InteractionSpec`` is the registered base (``generate(trace)`` is an async generator that yields
+interactions and receives the updated trace back). ``Interact`` is the everyday spec: inputs and outputs as
+static values, callables, (a)sync generators or an ``InputGenerator``; outputs left out are produced by the
+target bound at run time.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import abstractmethod
+from collections.abc import AsyncGenerator
+from typing import Any, ClassVar
+
+from pydantic import Field, PrivateAttr, model_validator
+
+from giskard_nb.core.inject import Injector, injector
+from giskard_nb.core.interaction import Interaction, Trace
+from giskard_nb.core.missing import MISSING, Value
+from giskard_nb.core.registry import Registered
+from giskard_nb.errors import InteractionGenerationError
+
+__all__ = ["InputGenerator", "Interact", "InteractionSpec", "call_target"]
+
+_INPUT_NAMES = ("trace", "input_type")
+_OUTPUT_NAMES = ("inputs", "trace")
+
+
+class InteractionSpec(Registered):
+    """Base of interaction specifications. Register subclasses with ``@InteractionSpec.register("kind")``."""
+
+    _family: ClassVar[str] = "interaction spec"
+    _registry: ClassVar[dict[str, type[Registered]]] = {}
+
+    #: Specs that produce outputs with the scenario's target set this to True and accept ``target=``.
+    binds_target: ClassVar[bool] = False
+
+    @abstractmethod
+    def generate(self, trace: Trace) -> AsyncGenerator[Interaction, Trace]:
+        """Yield interactions; after each one the updated trace is sent back into the generator."""
+
+
+class InputGenerator(Registered):
+    """Base of input generators (such as ``UserSimulator``) usable as ``Interact(inputs=...)``.
+
+    Calling one returns an async generator yielding inputs, receiving the updated trace after each turn.
+    """
+
+    _family: ClassVar[str] = "input generator"
+    _registry: ClassVar[dict[str, type[Registered]]] = {}
+
+    @abstractmethod
+    def __call__(self, trace: Trace, input_type: type | None = None) -> AsyncGenerator[Any, Trace]:
+        """Yield the inputs of successive turns."""
+
+
+async def call_target(target: Any, inputs: Any, trace: Trace, plan: Injector | None = None) -> Any:
+    """Produce outputs from a target: a static value or an (a)sync callable of (inputs[, trace])."""
+    if not callable(target):
+        return target
+    plan = plan or injector(target, _OUTPUT_NAMES)
+    out = plan.call({"inputs": inputs, "trace": trace})
+    if inspect.isawaitable(out):
+        out = await out
+    return out
+
+
+@InteractionSpec.register("interact")
+class Interact(InteractionSpec):
+    """Inputs and outputs of one or more interactions.
+
+    ``inputs``: a static value; a callable of (trace) (sync or async); a sync or async generator function
+    of (trace) yielding one input per turn; or an ``InputGenerator`` such as ``UserSimulator``.
+    ``outputs``: a static value or a callable of (inputs[, trace]), sync or async; it may return a whole
+    ``Interaction``. Left out, the scenario's target produces it.
+    """
+
+    binds_target: ClassVar[bool] = True
+
+    inputs: Value
+    outputs: Value = MISSING
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    _inputs_plan: Injector | None = PrivateAttr(default=None)
+    _outputs_plan: Injector | None = PrivateAttr(default=None)
+
+    def __init__(self, inputs: Any = MISSING, outputs: Any = MISSING, /, **data: Any):
+        if inputs is not MISSING:
+            data["inputs"] = inputs
+        if outputs is not MISSING:
+            data["outputs"] = outputs
+        super().__init__(**data)
+
+    @model_validator(mode="after")
+    def _plan_callables(self) -> Interact:
+        if _is_plain_callable(self.inputs):
+            self._inputs_plan = injector(self.inputs, _INPUT_NAMES)
+        if _is_plain_callable(self.outputs):
+            self._outputs_plan = injector(self.outputs, _OUTPUT_NAMES)
+        return self
+
+    async def generate(
+        self, trace: Trace, *, target: Any = MISSING
+    ) -> AsyncGenerator[Interaction, Trace]:
+        outputs = self.outputs if self.outputs is not MISSING else target
+        if outputs is MISSING:
+            raise InteractionGenerationError(
+                "this interaction has no outputs and no target is bound: give outputs=..., or a target "
+                "with Scenario(target=...), Suite(target=...) or run(target=...)",
+                phase="target",
+                partial_trace=trace,
+            )
+        out_plan = self._outputs_plan if outputs is self.outputs else None
+        source = self._input_stream(trace)
+        sent: Trace | None = None
+        try:
+            while True:
+                try:
+                    inputs = await source.asend(sent)
+                except StopAsyncIteration:
+                    return
+                except Exception as exc:
+                    raise InteractionGenerationError(
+                        f"generating inputs raised {type(exc).__name__}: {exc}",
+                        phase="input_generation",
+                        partial_trace=trace,
+                    ) from exc
+                try:
+                    out = await call_target(outputs, inputs, trace, out_plan)
+                except Exception as exc:
+                    raise InteractionGenerationError(
+                        f"the target raised {type(exc).__name__}: {exc}",
+                        phase="target",
+                        partial_trace=trace,
+                    ) from exc
+                if isinstance(out, Interaction):
+                    interaction = out
+                    if self.metadata:
+                        interaction = out.model_copy(
+                            update={"metadata": {**self.metadata, **out.metadata}}
+                        )
+                else:
+                    interaction = Interaction(
+                        inputs=inputs, outputs=out, metadata=dict(self.metadata)
+                    )
+                trace = sent = yield interaction
+        finally:
+            await source.aclose()
+
+    async def _input_stream(self, trace: Trace) -> AsyncGenerator[Any, Trace]:
+        """Every kind of ``inputs`` as one stream: yields an input, receives the updated trace."""
+        if isinstance(self.inputs, InputGenerator):
+            produced: Any = self.inputs(trace)
+        elif self._inputs_plan is None:
+            yield self.inputs
+            return
+        else:
+            produced = self._inputs_plan.call({"trace": trace, "input_type": None})
+        if inspect.isasyncgen(produced):
+            try:
+                value = await anext(produced)
+                while True:
+                    trace = yield value
+                    value = await produced.asend(trace)
+            except StopAsyncIteration:
+                return
+            finally:
+                await produced.aclose()
+        elif inspect.isgenerator(produced):
+            try:
+                value = next(produced)
+                while True:
+                    trace = yield value
+                    value = produced.send(trace)
+            except StopIteration:
+                return
+            finally:
+                produced.close()
+        else:
+            if inspect.isawaitable(produced):
+                produced = await produced
+            yield produced
+
+
+def _is_plain_callable(value: Any) -> bool:
+    return callable(value) and not isinstance(value, type | InputGenerator | Registered)

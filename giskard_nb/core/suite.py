@@ -1,0 +1,133 @@
+"""Suite: many scenarios run concurrently (bounded) against a shared target, results in input order."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from giskard_nb.core.missing import MISSING, Value
+from giskard_nb.core.scenario import Scenario
+from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.core.suite_result import SuiteResult
+from giskard_nb.core.sync import run_sync
+from giskard_nb.errors import GiskardValidationError
+
+__all__ = ["DEFAULT_MAX_CONCURRENCY", "Suite"]
+
+DEFAULT_MAX_CONCURRENCY = 10
+
+
+class Suite(BaseModel):
+    """A collection of scenarios run together.
+
+    Target precedence: ``run(target=)`` > ``Suite(target=)`` > ``Scenario(target=)``; an interaction with
+    explicit ``outputs=`` always keeps them.
+    """
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
+
+    name: str = "Suite"
+    scenarios: list[Scenario] = Field(default_factory=list)
+    target: Value = MISSING
+
+    def __init__(self, name: str | None = None, /, **data: Any):
+        if name is not None:
+            data["name"] = name
+        super().__init__(**data)
+
+    def append(self, scenario: Scenario) -> Suite:
+        if not isinstance(scenario, Scenario):
+            raise GiskardValidationError(f"a Suite holds Scenarios, not {type(scenario).__name__}")
+        self.scenarios.append(scenario)
+        return self
+
+    def extend(self, scenarios: list[Scenario]) -> Suite:
+        for s in scenarios:
+            self.append(s)
+        return self
+
+    async def run(
+        self,
+        target: Any = MISSING,
+        *,
+        max_concurrency: int | None = DEFAULT_MAX_CONCURRENCY,
+        parallel: bool = True,
+        return_exception: bool = True,
+        timeout: float | None = None,
+        on_result: Callable[[int, ScenarioResult], Any] | None = None,
+        progress: bool = False,
+    ) -> SuiteResult:
+        """Run every scenario; at most ``max_concurrency`` at a time (``parallel=False`` means one).
+
+        ``timeout`` bounds each scenario (seconds); ``on_result(index, result)`` is called as each finishes;
+        ``progress=True`` shows a progress bar (tqdm: a widget in notebooks, text in a terminal).
+        """
+        import asyncio
+
+        limit = _check_concurrency(max_concurrency) if parallel else 1
+        effective = target if target is not MISSING else self.target
+        bar = _progress_bar(len(self.scenarios), self.name) if progress else None
+        results: list[ScenarioResult | None] = [None] * len(self.scenarios)
+        semaphore = asyncio.Semaphore(limit or len(self.scenarios) or 1)
+        start = time.perf_counter()
+
+        async def one(index: int, scenario: Scenario) -> None:
+            async with semaphore:
+                result = await scenario.run(
+                    effective, return_exception=return_exception, timeout=timeout
+                )
+            results[index] = result
+            if bar is not None:
+                bar.update(1)
+            if on_result is not None:
+                on_result(index, result)
+
+        try:
+            if limit == 1:
+                for i, s in enumerate(self.scenarios):
+                    await one(i, s)
+            else:
+                await _gather_or_raise([one(i, s) for i, s in enumerate(self.scenarios)])
+        finally:
+            if bar is not None:
+                bar.close()
+        return SuiteResult(
+            name=self.name,
+            results=[r for r in results if r is not None],
+            duration_ms=(time.perf_counter() - start) * 1000,
+        )
+
+    def run_sync(self, target: Any = MISSING, **kwargs: Any) -> SuiteResult:
+        """``run()`` from synchronous code, including inside a notebook's running event loop."""
+        return run_sync(self.run(target, **kwargs))
+
+
+async def _gather_or_raise(coros: list) -> None:
+    """Run all; on the first exception cancel the others and re-raise it (bare, not in a group)."""
+    import asyncio
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for c in coros:
+                group.create_task(c)
+    except BaseExceptionGroup as eg:
+        raise eg.exceptions[0] from None
+
+
+def _check_concurrency(value: int | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise GiskardValidationError(
+            f"max_concurrency must be a positive integer or None, got {value!r}"
+        )
+    return value
+
+
+def _progress_bar(total: int, name: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=name, unit="scenario")

@@ -1,0 +1,184 @@
+"""SuiteResult (all scenario results of a suite run), with per-tag grouping and JUnit export."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+from giskard_nb.core.result import CheckStatus
+from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.core.usage import Usage
+
+__all__ = ["GroupStats", "GroupedSuiteResult", "SuiteResult"]
+
+
+def _rate(passed: int, denominator: int) -> float | None:
+    return passed / denominator if denominator else None
+
+
+class GroupStats(BaseModel):
+    """Counts of one group of scenarios (one tag value)."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    name: str | None
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    skipped: int = 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.errored + self.skipped
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def pass_rate(self) -> float | None:
+        """passed / (total - skipped), or None when nothing ran."""
+        return _rate(self.passed, self.total - self.skipped)
+
+
+class SuiteResult(BaseModel):
+    """Every ScenarioResult of a suite run, in the order the scenarios were given."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    name: str = "Suite"
+    results: list[ScenarioResult] = Field(default_factory=list)
+    duration_ms: float = 0.0
+
+    def _count(self, status: CheckStatus) -> int:
+        return sum(1 for r in self.results if r.status is status)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed_count(self) -> int:
+        return self._count(CheckStatus.PASS)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def failed_count(self) -> int:
+        return self._count(CheckStatus.FAIL)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def errored_count(self) -> int:
+        return self._count(CheckStatus.ERROR)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def skipped_count(self) -> int:
+        return self._count(CheckStatus.SKIP)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def pass_rate(self) -> float | None:
+        """passed / (total - skipped); None when no scenario ran."""
+        return _rate(self.passed_count, len(self.results) - self.skipped_count)
+
+    @property
+    def passed(self) -> bool:
+        """True when no scenario failed or errored."""
+        return self.failed_count == 0 and self.errored_count == 0
+
+    @property
+    def failures(self) -> list[ScenarioResult]:
+        """Scenarios that failed or errored."""
+        return [r for r in self.results if r.status in (CheckStatus.FAIL, CheckStatus.ERROR)]
+
+    failures_and_errors = failures
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens and cost of every LLM call made by the checks, summed."""
+        return Usage.from_results(c for r in self.results for c in r.check_results)
+
+    def group_by(self, key: str) -> GroupedSuiteResult:
+        """Counts per value of tag ``key`` (tags ``"key:value"``; a bare ``"key"`` tag counts as "true")."""
+        buckets: dict[str | None, dict[str, int]] = {}
+        for r in self.results:
+            values = {_tag_value(t, key) for t in r.tags} - {None} or {None}
+            for v in values:
+                counts = buckets.setdefault(
+                    v, {"passed": 0, "failed": 0, "errored": 0, "skipped": 0}
+                )
+                counts[
+                    {"pass": "passed", "fail": "failed", "error": "errored", "skip": "skipped"}[
+                        r.status.value
+                    ]
+                ] += 1
+        groups = {k: GroupStats(name=k, **v) for k, v in buckets.items()}
+        return GroupedSuiteResult(suite_result=self, key=key, groups=groups)
+
+    def assert_passed(self) -> None:
+        """Raise AssertionError listing every failing scenario and why."""
+        if self.passed:
+            return
+        lines = []
+        for r in self.failures:
+            lines.append(f"- {r.scenario_name} ({r.status.value.upper()})")
+            lines.extend(f"    {line}" for line in r.format_failures())
+        raise AssertionError(
+            f"{len(self.failures)} of {len(self.results)} scenarios did not pass:\n"
+            + "\n".join(lines)
+        )
+
+    def to_junit_xml(self, path: str | Path | None = None) -> str:
+        """JUnit XML (one testcase per scenario); written to ``path`` when given."""
+        from giskard_nb.core.junit import suite_to_junit
+
+        xml = suite_to_junit(self)
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(xml, encoding="utf-8")
+        return xml
+
+    def print_report(self, file: TextIO | None = None, group_by: str | None = None) -> None:
+        from giskard_nb.core.render import suite_report
+
+        print(suite_report(self, group_by=group_by), file=file or sys.stdout)
+
+    def __repr__(self) -> str:
+        rate = "—" if self.pass_rate is None else f"{self.pass_rate:.0%}"
+        return (
+            f"<SuiteResult {self.name!r} {len(self.results)} scenarios: {self.passed_count} passed, "
+            f"{self.failed_count} failed, {self.errored_count} errored, {self.skipped_count} skipped "
+            f"(pass rate {rate})>"
+        )
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        from giskard_nb.core.render import safe_html, suite_html
+
+        return safe_html(suite_html, self)
+
+
+def _tag_value(tag: str, key: str) -> str | None:
+    name, sep, value = tag.partition(":")
+    if name.strip() != key:
+        return None
+    return value.strip() if sep else "true"
+
+
+class GroupedSuiteResult(BaseModel):
+    """A SuiteResult's counts per value of one tag key."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    suite_result: SuiteResult
+    key: str
+    groups: dict[str | None, GroupStats]
+
+    def __repr__(self) -> str:
+        rows = ", ".join(
+            f"{k or '(untagged)'}: {g.passed}/{g.total - g.skipped}" for k, g in self.groups.items()
+        )
+        return f"<GroupedSuiteResult by {self.key!r}: {rows}>"
+
+    def print_report(self, file: TextIO | None = None) -> None:
+        self.suite_result.print_report(file=file, group_by=self.key)

@@ -1,0 +1,215 @@
+"""TestCase (checks run against one trace), its result, and the runner that executes checks."""
+
+from __future__ import annotations
+
+import inspect
+import time
+import traceback as tb
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
+
+from giskard_nb.core.check import Check
+from giskard_nb.core.interaction import Trace
+from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
+from giskard_nb.core.sync import run_sync
+
+__all__ = ["TestCase", "TestCaseError", "TestCaseResult", "TestCaseRunner", "TestCaseStatus"]
+
+TestCaseStatus = CheckStatus
+
+
+class TestCaseError(BaseModel):
+    """An exception that stopped a step, with the phase it came from."""
+
+    __test__ = False
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    message: str
+    exception_type: str
+    phase: str | None = None
+    traceback: str | None = None
+
+    def summary(self) -> str:
+        where = f" during {self.phase}" if self.phase else ""
+        return f"{self.exception_type}{where}: {self.message}"
+
+    @classmethod
+    def from_exception(cls, exc: BaseException, phase: str | None) -> TestCaseError:
+        return cls(
+            message=str(exc) or type(exc).__name__,
+            exception_type=type(exc).__name__,
+            phase=phase,
+            traceback="".join(tb.format_exception(exc)),
+        )
+
+
+class TestCaseResult(BaseModel):
+    """The outcome of one step (or test case): one CheckResult per check, in order."""
+
+    __test__ = False
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    name: str | None = None
+    results: list[CheckResult] = Field(default_factory=list)
+    duration_ms: float = 0.0
+    last_interaction_index: int | None = None
+    error: TestCaseError | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> CheckStatus:
+        if self.error is not None:
+            return CheckStatus.ERROR
+        return roll_up(r.status for r in self.results)
+
+    @property
+    def passed(self) -> bool:
+        return self.status is CheckStatus.PASS
+
+    @property
+    def failed(self) -> bool:
+        return self.status is CheckStatus.FAIL
+
+    @property
+    def errored(self) -> bool:
+        return self.status is CheckStatus.ERROR
+
+    @property
+    def skipped(self) -> bool:
+        return self.status is CheckStatus.SKIP
+
+    @property
+    def failures_and_errors(self) -> list[CheckResult]:
+        return [r for r in self.results if r.status in (CheckStatus.FAIL, CheckStatus.ERROR)]
+
+    def format_failures(self, include_skipped: bool = True) -> list[str]:
+        """One line per non-passing check (and one for a step error)."""
+        lines = [f"ERROR {self.error.summary()}"] if self.error else []
+        for r in self.results:
+            if r.status is not CheckStatus.PASS and (include_skipped or not r.skipped):
+                lines.append(
+                    f"{r.check_name or 'check'} {r.status.value.upper()}: {r.message or ''}".rstrip()
+                )
+        return lines
+
+    def assert_passed(self) -> None:
+        if self.status not in (CheckStatus.PASS, CheckStatus.SKIP):
+            raise AssertionError("\n".join(self.format_failures()))
+
+
+class TestCaseRunner:
+    """Runs a list of checks on one trace. Exceptions become ERROR results unless asked to propagate."""
+
+    __test__ = False
+
+    async def run_checks(
+        self, trace: Trace, checks: Sequence[Check], *, return_exception: bool = True, name=None
+    ) -> TestCaseResult:
+        start = time.perf_counter()
+        results: list[Any] = [None] * len(checks)
+        pending: list[tuple[int, Any, float]] = []
+        for i, check in enumerate(checks):
+            t0 = time.perf_counter()
+            try:
+                out = check.run(trace)
+            except Exception as exc:
+                if not return_exception:
+                    for _, aw, _ in pending:
+                        getattr(aw, "close", lambda: None)()
+                    raise
+                results[i] = _error_result(check, exc, t0)
+                continue
+            if inspect.isawaitable(out):
+                pending.append((i, out, t0))
+            else:
+                results[i] = _finish(check, out, t0)
+        if pending:
+            import asyncio
+
+            outs = await asyncio.gather(*(aw for _, aw, _ in pending), return_exceptions=True)
+            for (i, _, t0), out in zip(pending, outs, strict=True):
+                if isinstance(out, BaseException):
+                    if not return_exception or not isinstance(out, Exception):
+                        raise out
+                    results[i] = _error_result(checks[i], out, t0)
+                else:
+                    results[i] = _finish(checks[i], out, t0)
+        return TestCaseResult(
+            name=name, results=results, duration_ms=(time.perf_counter() - start) * 1000
+        )
+
+    async def run(self, test_case: TestCase, *, return_exception: bool = True) -> TestCaseResult:
+        return await self.run_checks(
+            test_case.trace,
+            test_case.checks,
+            return_exception=return_exception,
+            name=test_case.name,
+        )
+
+
+def _finish(check: Check, out: Any, t0: float) -> CheckResult:
+    details = {
+        "check_name": check.label,
+        "check_kind": type(check)._kind,
+        "duration_ms": (time.perf_counter() - t0) * 1000,
+    }
+    if not isinstance(out, CheckResult):
+        return CheckResult.error(
+            f"check {check.label!r} returned {type(out).__name__} instead of a CheckResult",
+            details=details,
+        )
+    return out.model_copy(update={"details": {**details, **out.details}})
+
+
+def _error_result(check: Check, exc: Exception, t0: float) -> CheckResult:
+    return _finish(
+        check,
+        CheckResult.error(
+            f"check {check.label!r} raised {type(exc).__name__}: {exc}",
+            details={
+                "phase": "check",
+                "exception_type": type(exc).__name__,
+                "traceback": "".join(tb.format_exception(exc)),
+            },
+        ),
+        t0,
+    )
+
+
+default_test_case_runner = TestCaseRunner()
+
+
+class TestCase(BaseModel):
+    """A set of checks run against a trace you built yourself."""
+
+    __test__ = False
+    model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
+
+    name: str | None = None
+    trace: SerializeAsAny[Trace] = Field(default_factory=Trace)
+    checks: list[SerializeAsAny[Check]] = Field(default_factory=list)
+
+    async def run(self, *, return_exception: bool = True) -> TestCaseResult:
+        return await default_test_case_runner.run(self, return_exception=return_exception)
+
+    def run_sync(self, *, return_exception: bool = True) -> TestCaseResult:
+        return run_sync(self.run(return_exception=return_exception))
+
+    async def assert_passed(self) -> TestCaseResult:
+        result = await self.run()
+        result.assert_passed()
+        return result
+
+
+async def run_check(check: Check, trace: Trace) -> CheckResult:
+    """Run one check (sync or async); an exception becomes an ERROR result."""
+    t0 = time.perf_counter()
+    try:
+        out = check.run(trace)
+        if inspect.isawaitable(out):
+            out = await out
+    except Exception as exc:
+        return _error_result(check, exc, t0)
+    return _finish(check, out, t0)
