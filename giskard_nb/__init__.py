@@ -63,6 +63,25 @@ from giskard_nb.errors import (
 
 __version__ = "0.1.0"
 
+#: Public names imported on first access (``from giskard_nb import Hub`` works) so that
+#: ``import giskard_nb`` stays light. name -> module that defines it.
+_LAZY: dict[str, str] = {}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'giskard_nb' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 def scenario(name: str | None = None, **kwargs) -> Scenario:
     """``Scenario(name, ...)``, under the lowercase name some of the seed's examples use."""
