@@ -89,7 +89,6 @@ def scenario(name: str | None = None, **kwargs) -> Scenario:
 
 
 __all__ = [
-    "MISSING",
     "AgentError",
     "AllOf",
     "AnyOf",
@@ -121,6 +120,7 @@ __all__ = [
     "LessThanEquals",
     "LesserThan",
     "LesserThanEquals",
+    "MISSING",
     "Metadata",
     "MetadataRule",
     "Metric",

@@ -23,5 +23,7 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 def shared_data() -> Path:
     """The public datasets beside the repository (``../shared/data``); skips when absent (a user's clone)."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data not available at {SHARED_DATA} (only present in the project workspace)")
+        pytest.skip(
+            f"shared data not available at {SHARED_DATA} (only present in the project workspace)"
+        )
     return SHARED_DATA

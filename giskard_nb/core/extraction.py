@@ -99,7 +99,10 @@ def _step(value: Any, step: str | int) -> Any:
     if value is None or isinstance(value, str | int | float | bool | list | tuple):
         return _NOTHING
     if isinstance(value, BaseModel):
-        if step in type(value).model_fields or step in type(value).model_computed_fields:
+        fields = value.__dict__
+        if step in fields:
+            return fields[step]
+        if step in type(value).__pydantic_computed_fields__:
             return getattr(value, step)
         extra = value.__pydantic_extra__
         return extra.get(step, _NOTHING) if extra else _NOTHING
@@ -143,7 +146,6 @@ def compile_path(path: str) -> CompiledPath:
 
 
 def _compile_complex(path: str, root: str) -> CompiledPath:
-    from jsonpath_ng import jsonpath
     from jsonpath_ng.ext import parse
 
     try:
@@ -153,18 +155,20 @@ def _compile_complex(path: str, root: str) -> CompiledPath:
             f"invalid JSONPath {path!r}: {exc}. Examples of valid paths: 'trace.last.outputs', "
             "'trace.interactions[0].metadata.model', 'trace.interactions[*].outputs'"
         ) from None
-    list_types = (jsonpath.Slice, jsonpath.Descendants, jsonpath.Union, jsonpath.Intersect)
-    text = str(expr)
-    is_list = "*" in text or any(_contains(expr, t) for t in list_types) or "?" in path
+    is_list = "*" in str(expr) or "?" in path or _contains(expr, _LIST_NODES)
     return CompiledPath(path, root, None, expr, is_list)
 
 
-def _contains(expr: Any, node_type: type) -> bool:
-    if isinstance(expr, node_type):
+_LIST_NODES = frozenset(
+    {"Slice", "Descendants", "Union", "Intersect", "Where", "WhereNot", "Filter"}
+)
+
+
+def _contains(expr: Any, names: frozenset[str]) -> bool:
+    """Whether the parsed expression has a list-producing node (matched by class name: some are deprecated)."""
+    if type(expr).__name__ in names:
         return True
-    return any(
-        _contains(getattr(expr, a), node_type) for a in ("left", "right") if hasattr(expr, a)
-    )
+    return any(_contains(getattr(expr, a), names) for a in ("left", "right") if hasattr(expr, a))
 
 
 def _validate_trace_path(path: str) -> str:

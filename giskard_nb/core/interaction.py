@@ -40,7 +40,9 @@ class Trace(BaseModel):
 
     def with_interaction(self, interaction: Interaction) -> Trace:
         """A new trace (of the same class) with ``interaction`` appended."""
-        return self.model_copy(update={"interactions": [*self.interactions, interaction]})
+        new = self.model_copy()
+        new.__dict__["interactions"] = [*self.interactions, interaction]
+        return new
 
     def _repr_html_(self) -> str:
         from giskard_nb.core.render import trace_html

@@ -45,27 +45,36 @@ class CheckResult(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
-    def success(cls, message: str | None = None, *, details=None, metrics=None) -> CheckResult:
-        return cls(
-            status=CheckStatus.PASS, message=message, details=details or {}, metrics=metrics or []
+    def _make(cls, status: CheckStatus, message: Any, details: Any, metrics: Any) -> CheckResult:
+        well_formed = (
+            (message is None or isinstance(message, str))
+            and (details is None or isinstance(details, dict))
+            and (not metrics or all(isinstance(m, Metric) for m in metrics))
         )
+        if well_formed:  # the common case: skip re-validation on the hot path of every check
+            return _construct(cls, status, message, list(metrics or []), details or {})
+        return cls(status=status, message=message, details=details or {}, metrics=metrics or [])
+
+    @classmethod
+    def success(cls, message: str | None = None, *, details=None, metrics=None) -> CheckResult:
+        return cls._make(CheckStatus.PASS, message, details, metrics)
 
     @classmethod
     def failure(cls, message: str | None = None, *, details=None, metrics=None) -> CheckResult:
-        return cls(
-            status=CheckStatus.FAIL, message=message, details=details or {}, metrics=metrics or []
-        )
+        return cls._make(CheckStatus.FAIL, message, details, metrics)
 
     @classmethod
     def error(cls, message: str | None = None, *, details=None, metrics=None) -> CheckResult:
-        return cls(
-            status=CheckStatus.ERROR, message=message, details=details or {}, metrics=metrics or []
-        )
+        return cls._make(CheckStatus.ERROR, message, details, metrics)
 
     @classmethod
     def skip(cls, message: str | None = None, *, details=None, metrics=None) -> CheckResult:
-        return cls(
-            status=CheckStatus.SKIP, message=message, details=details or {}, metrics=metrics or []
+        return cls._make(CheckStatus.SKIP, message, details, metrics)
+
+    def with_details(self, details: dict[str, Any]) -> CheckResult:
+        """A copy with ``details`` merged under this result's own details."""
+        return _construct(
+            type(self), self.status, self.message, self.metrics, {**details, **self.details}
         )
 
     @property
@@ -103,6 +112,20 @@ class CheckResult(BaseModel):
         from giskard_nb.core.render import check_result_html
 
         return check_result_html(self)
+
+
+def _construct(cls: type[CheckResult], status, message, metrics, details) -> CheckResult:
+    """Build a CheckResult from known-good values without validation (what model_construct does, faster)."""
+    obj = cls.__new__(cls)
+    object.__setattr__(
+        obj,
+        "__dict__",
+        {"status": status, "message": message, "metrics": metrics, "details": details},
+    )
+    object.__setattr__(obj, "__pydantic_fields_set__", {"status", "message", "metrics", "details"})
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
 
 
 def roll_up(statuses: Iterable[CheckStatus]) -> CheckStatus:

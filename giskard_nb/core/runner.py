@@ -81,6 +81,8 @@ class ScenarioRunner:
             if result.status in _STOPPING:
                 break
         assert result is not None
+        if runs == 1:
+            return result
         return result.model_copy(
             update={
                 "duration_ms": (time.perf_counter() - start) * 1000,
@@ -150,11 +152,12 @@ class ScenarioRunner:
                 )
                 return
             result = await default_test_case_runner.run_checks(
-                state.trace, step.checks, return_exception=return_exception
+                state.trace,
+                step.checks,
+                return_exception=return_exception,
+                last_interaction_index=_last_index(state.trace),
             )
-            state.results.append(
-                result.model_copy(update={"last_interaction_index": _last_index(state.trace)})
-            )
+            state.results.append(result)
             if result.status in _STOPPING:
                 state.results.extend(
                     _skipped_step(s, i, state.trace)

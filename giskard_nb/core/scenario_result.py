@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from functools import cached_property
+from typing import Any, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
 from giskard_nb.core.interaction import Trace
-from giskard_nb.core.result import CheckResult, CheckStatus
+from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
 from giskard_nb.core.testcase import TestCaseResult
 from giskard_nb.core.usage import Usage
 
@@ -31,17 +32,17 @@ class ScenarioResult(BaseModel):
     runs_executed: int = 1
     tags: list[str] = Field(default_factory=list)
 
+    def model_copy(
+        self, *, update: dict[str, Any] | None = None, deep: bool = False
+    ) -> ScenarioResult:
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("status", None)  # recomputed from the (possibly updated) fields
+        return copy
+
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def status(self) -> CheckStatus:
-        statuses = {s.status for s in self.steps}
-        if CheckStatus.ERROR in statuses:
-            return CheckStatus.ERROR
-        if CheckStatus.FAIL in statuses:
-            return CheckStatus.FAIL
-        if statuses == {CheckStatus.SKIP}:
-            return CheckStatus.SKIP
-        return CheckStatus.PASS
+        return roll_up(s.status for s in self.steps)
 
     @property
     def passed(self) -> bool:

@@ -13,7 +13,7 @@ from abc import abstractmethod
 from collections.abc import AsyncGenerator
 from typing import Any, ClassVar
 
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from giskard_nb.core.inject import Injector, injector
 from giskard_nb.core.interaction import Interaction, Trace
@@ -82,9 +82,6 @@ class Interact(InteractionSpec):
     outputs: Value = MISSING
     metadata: dict[str, Any] = Field(default_factory=dict)
 
-    _inputs_plan: Injector | None = PrivateAttr(default=None)
-    _outputs_plan: Injector | None = PrivateAttr(default=None)
-
     def __init__(self, inputs: Any = MISSING, outputs: Any = MISSING, /, **data: Any):
         if inputs is not MISSING:
             data["inputs"] = inputs
@@ -92,13 +89,26 @@ class Interact(InteractionSpec):
             data["outputs"] = outputs
         super().__init__(**data)
 
+    @field_validator("inputs", mode="before")
+    @classmethod
+    def _load_input_generator(cls, value: Any) -> Any:
+        """A dumped InputGenerator (a dict whose ``kind`` is a registered input generator) comes back alive."""
+        if isinstance(value, dict) and value.get("kind") in InputGenerator.kinds():
+            return InputGenerator.model_validate(value)
+        return value
+
     @model_validator(mode="after")
-    def _plan_callables(self) -> Interact:
-        if _is_plain_callable(self.inputs):
-            self._inputs_plan = injector(self.inputs, _INPUT_NAMES)
-        if _is_plain_callable(self.outputs):
-            self._outputs_plan = injector(self.outputs, _OUTPUT_NAMES)
+    def _check_signatures(self) -> Interact:
+        """Reject a callable whose parameters cannot be filled now, not when the scenario runs."""
+        self._plan("inputs")
+        self._plan("outputs")
         return self
+
+    def _plan(self, which: str) -> Injector | None:
+        value = self.inputs if which == "inputs" else self.outputs
+        if not _is_plain_callable(value):
+            return None
+        return injector(value, _INPUT_NAMES if which == "inputs" else _OUTPUT_NAMES)
 
     async def generate(
         self, trace: Trace, *, target: Any = MISSING
@@ -111,7 +121,7 @@ class Interact(InteractionSpec):
                 phase="target",
                 partial_trace=trace,
             )
-        out_plan = self._outputs_plan if outputs is self.outputs else None
+        out_plan = self._plan("outputs") if outputs is self.outputs else None
         source = self._input_stream(trace)
         sent: Trace | None = None
         try:
@@ -152,11 +162,11 @@ class Interact(InteractionSpec):
         """Every kind of ``inputs`` as one stream: yields an input, receives the updated trace."""
         if isinstance(self.inputs, InputGenerator):
             produced: Any = self.inputs(trace)
-        elif self._inputs_plan is None:
+        elif (plan := self._plan("inputs")) is None:
             yield self.inputs
             return
         else:
-            produced = self._inputs_plan.call({"trace": trace, "input_type": None})
+            produced = plan.call({"trace": trace, "input_type": None})
         if inspect.isasyncgen(produced):
             try:
                 value = await anext(produced)

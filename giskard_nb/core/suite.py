@@ -65,32 +65,31 @@ class Suite(BaseModel):
         ``timeout`` bounds each scenario (seconds); ``on_result(index, result)`` is called as each finishes;
         ``progress=True`` shows a progress bar (tqdm: a widget in notebooks, text in a terminal).
         """
-        import asyncio
-
         limit = _check_concurrency(max_concurrency) if parallel else 1
         effective = target if target is not MISSING else self.target
         bar = _progress_bar(len(self.scenarios), self.name) if progress else None
         results: list[ScenarioResult | None] = [None] * len(self.scenarios)
-        semaphore = asyncio.Semaphore(limit or len(self.scenarios) or 1)
+        queue = iter(enumerate(self.scenarios))
         start = time.perf_counter()
 
-        async def one(index: int, scenario: Scenario) -> None:
-            async with semaphore:
+        async def worker() -> None:
+            # A fixed pool of workers pulls the next scenario: no task or semaphore per scenario.
+            for index, scenario in queue:
                 result = await scenario.run(
                     effective, return_exception=return_exception, timeout=timeout
                 )
-            results[index] = result
-            if bar is not None:
-                bar.update(1)
-            if on_result is not None:
-                on_result(index, result)
+                results[index] = result
+                if bar is not None:
+                    bar.update(1)
+                if on_result is not None:
+                    on_result(index, result)
 
+        workers = min(limit or len(self.scenarios), len(self.scenarios))
         try:
-            if limit == 1:
-                for i, s in enumerate(self.scenarios):
-                    await one(i, s)
+            if workers <= 1:
+                await worker()
             else:
-                await _gather_or_raise([one(i, s) for i, s in enumerate(self.scenarios)])
+                await _gather_or_raise([worker() for _ in range(workers)])
         finally:
             if bar is not None:
                 bar.close()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field
 
 from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.scenario_result import ScenarioResult
@@ -51,8 +52,21 @@ class SuiteResult(BaseModel):
     results: list[ScenarioResult] = Field(default_factory=list)
     duration_ms: float = 0.0
 
+    _counts: dict[CheckStatus, int] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._counts = dict(Counter(r.status for r in self.results))
+
+    def model_copy(
+        self, *, update: dict[str, Any] | None = None, deep: bool = False
+    ) -> SuiteResult:
+        copy = super().model_copy(update=update, deep=deep)
+        if update:
+            copy.model_post_init(None)
+        return copy
+
     def _count(self, status: CheckStatus) -> int:
-        return sum(1 for r in self.results if r.status is status)
+        return self._counts.get(status, 0)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

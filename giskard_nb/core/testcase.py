@@ -6,6 +6,7 @@ import inspect
 import time
 import traceback as tb
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
@@ -57,12 +58,19 @@ class TestCaseResult(BaseModel):
     last_interaction_index: int | None = None
     error: TestCaseError | None = None
 
+    def model_copy(
+        self, *, update: dict[str, Any] | None = None, deep: bool = False
+    ) -> TestCaseResult:
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("status", None)  # recomputed from the (possibly updated) fields
+        return copy
+
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def status(self) -> CheckStatus:
-        if self.error is not None:
-            return CheckStatus.ERROR
-        return roll_up(r.status for r in self.results)
+        return (
+            CheckStatus.ERROR if self.error is not None else roll_up(r.status for r in self.results)
+        )
 
     @property
     def passed(self) -> bool:
@@ -105,7 +113,13 @@ class TestCaseRunner:
     __test__ = False
 
     async def run_checks(
-        self, trace: Trace, checks: Sequence[Check], *, return_exception: bool = True, name=None
+        self,
+        trace: Trace,
+        checks: Sequence[Check],
+        *,
+        return_exception: bool = True,
+        name: str | None = None,
+        last_interaction_index: int | None = None,
     ) -> TestCaseResult:
         start = time.perf_counter()
         results: list[Any] = [None] * len(checks)
@@ -137,7 +151,10 @@ class TestCaseRunner:
                 else:
                     results[i] = _finish(checks[i], out, t0)
         return TestCaseResult(
-            name=name, results=results, duration_ms=(time.perf_counter() - start) * 1000
+            name=name,
+            results=results,
+            duration_ms=(time.perf_counter() - start) * 1000,
+            last_interaction_index=last_interaction_index,
         )
 
     async def run(self, test_case: TestCase, *, return_exception: bool = True) -> TestCaseResult:
@@ -160,7 +177,7 @@ def _finish(check: Check, out: Any, t0: float) -> CheckResult:
             f"check {check.label!r} returned {type(out).__name__} instead of a CheckResult",
             details=details,
         )
-    return out.model_copy(update={"details": {**details, **out.details}})
+    return out.with_details(details)
 
 
 def _error_result(check: Check, exc: Exception, t0: float) -> CheckResult:

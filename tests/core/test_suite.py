@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+import asyncio
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from giskard_nb import Check, CheckResult, Equals, Scenario, Suite, from_fn
+
+
+def echo(prefix):
+    return lambda inputs: f"{prefix}:{inputs}"
+
+
+async def test_target_precedence_run_over_suite_over_scenario():
+    s = Scenario("s", target=echo("scenario")).interact("x")
+    explicit = Scenario("explicit", target=echo("scenario")).interact("x", "fixed")
+    assert (await Suite("a", scenarios=[s]).run()).results[
+        0
+    ].final_trace.last.outputs == "scenario:x"
+    suite = Suite("b", target=echo("suite"), scenarios=[s, explicit])
+    r = await suite.run()
+    assert [x.final_trace.last.outputs for x in r.results] == ["suite:x", "fixed"]
+    r = await suite.run(target=echo("run"))
+    assert [x.final_trace.last.outputs for x in r.results] == ["run:x", "fixed"]
+
+
+async def test_results_keep_input_order_and_concurrency_is_bounded():
+    running = {"now": 0, "peak": 0}
+
+    async def agent(inputs):
+        running["now"] += 1
+        running["peak"] = max(running["peak"], running["now"])
+        await asyncio.sleep(0.01 * (inputs % 3))
+        running["now"] -= 1
+        return inputs
+
+    suite = Suite("s", target=agent)
+    for i in range(30):
+        suite.append(Scenario(f"s{i}").interact(i).check(Equals(expected_value=i)))
+    seen = []
+    r = await suite.run(max_concurrency=4, on_result=lambda i, res: seen.append(i))
+    assert [x.scenario_name for x in r.results] == [f"s{i}" for i in range(30)]
+    assert r.passed_count == 30 and sorted(seen) == list(range(30))
+    assert running["peak"] == 4
+    running["peak"] = 0
+    await suite.run(parallel=False)
+    assert running["peak"] == 1
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5])
+async def test_invalid_max_concurrency(bad):
+    with pytest.raises(ValueError, match="max_concurrency"):
+        await Suite("s").run(max_concurrency=bad)
+
+
+@Check.register("test_suite_skip")
+class Skip(Check):
+    def run(self, trace):
+        return CheckResult.skip("n/a")
+
+
+async def test_counts_and_pass_rate_excluding_skips():
+    suite = Suite("s").extend(
+        [
+            Scenario("p").interact("a", "a").check(Equals(expected_value="a")),
+            Scenario("f").interact("a", "a").check(Equals(expected_value="b")),
+            Scenario("e").interact("a", lambda inputs: 1 / 0),
+            Scenario("k").interact("a", "a").check(Skip()),
+        ]
+    )
+    r = await suite.run()
+    assert (r.passed_count, r.failed_count, r.errored_count, r.skipped_count) == (1, 1, 1, 1)
+    assert r.pass_rate == pytest.approx(1 / 3)
+    assert [x.scenario_name for x in r.failures] == ["f", "e"]
+    assert (await Suite("empty").run()).pass_rate is None
+    with pytest.raises(AssertionError, match="2 of 4 scenarios did not pass"):
+        r.assert_passed()
+
+
+async def test_group_by_tag_values():
+    suite = Suite("s").extend(
+        [
+            Scenario("a", tags=["topic:billing", "smoke"])
+            .interact("x", "x")
+            .check(Equals(expected_value="x")),
+            Scenario("b", tags=["topic:billing"])
+            .interact("x", "x")
+            .check(Equals(expected_value="y")),
+            Scenario("c", tags=["topic:shipping"]).interact("x", "x"),
+            Scenario("d").interact("x", "x"),
+        ]
+    )
+    r = await suite.run()
+    groups = r.group_by("topic").groups
+    assert groups["billing"].passed == 1 and groups["billing"].failed == 1
+    assert groups["billing"].pass_rate == 0.5
+    assert groups["shipping"].total == 1 and groups[None].total == 1
+    assert r.group_by("smoke").groups["true"].passed == 1
+
+
+async def test_junit_xml(tmp_path):
+    suite = Suite("ci").extend(
+        [
+            Scenario("ok").interact("x", "x").check(Equals(expected_value="x")),
+            Scenario("bad <&>").interact("x", "x\x01").check(Equals(expected_value="y")),
+            Scenario("err").interact("x", lambda inputs: 1 / 0),
+        ]
+    )
+    r = await suite.run()
+    path = tmp_path / "out" / "junit.xml"
+    xml = r.to_junit_xml(path)
+    root = ET.fromstring(path.read_text().split("?>", 1)[1])
+    assert xml == path.read_text()
+    assert root.get("tests") == "3" and root.get("failures") == "1" and root.get("errors") == "1"
+    cases = root.findall("testcase")
+    assert cases[1].get("name") == "bad <&>" and cases[1].find("failure") is not None
+    assert cases[2].find("error") is not None
+
+
+async def test_return_exception_false_propagates_from_a_suite():
+    suite = Suite("s").extend([Scenario("e").interact("x", lambda inputs: 1 / 0)])
+    with pytest.raises(ZeroDivisionError):
+        await suite.run(return_exception=False)
+
+
+async def test_report_and_html(capsys):
+    suite = Suite("s").extend(
+        [
+            Scenario("ok", tags=["t:a"]).interact("x", "x").check(Equals(expected_value="x")),
+            Scenario("<script>")
+            .interact("x", "<script>x</script>")
+            .check(from_fn(lambda t: False)),
+        ]
+    )
+    r = await suite.run()
+    r.print_report(group_by="t")
+    out = capsys.readouterr().out
+    assert ".F" in out and "pass rate 50.0%" in out and "a: 1/1" in out
+    assert "<script>" not in r._repr_html_()
+    assert "1 passed" in repr(r)
+
+
+def test_suite_run_sync():
+    suite = Suite("s", target=lambda inputs: inputs).append(Scenario("a").interact("x"))
+    assert suite.run_sync().passed_count == 1
