@@ -101,6 +101,27 @@ class ScenarioResult(BaseModel):
 
         print(scenario_report(self), file=file or sys.stdout)
 
+    # -- DataFrames and charts (pandas/plotly are imported only when these are called) ---------------
+
+    def to_dataframe(self, *, level: str = "checks") -> Any:
+        """A pandas DataFrame: one row per check result (``level="checks"``), or per ``"steps"``,
+        ``"interactions"`` or ``"scenarios"``; columns documented in ``giskard_nb.frames.results``."""
+        from giskard_nb.frames import to_dataframe
+
+        return to_dataframe(self, level=level)
+
+    def plot_pass_rate(self, **kwargs: Any) -> Any:
+        """A Plotly figure: each check's status (see ``giskard_nb.charts.plot_pass_rate``)."""
+        from giskard_nb.charts import plot_pass_rate
+
+        return plot_pass_rate(self, **kwargs)
+
+    def plot_latency(self, **kwargs: Any) -> Any:
+        """A Plotly figure of check durations (see ``giskard_nb.charts.plot_latency``)."""
+        from giskard_nb.charts import plot_latency
+
+        return plot_latency(self, **{"level": "checks", **kwargs})
+
     def __repr__(self) -> str:
         return (
             f"<ScenarioResult {self.scenario_name!r} {self.status.value.upper()} "

@@ -156,6 +156,34 @@ class SuiteResult(BaseModel):
 
         print(suite_report(self, group_by=group_by), file=file or sys.stdout)
 
+    # -- DataFrames and charts (pandas/plotly are imported only when these are called) ---------------
+
+    def to_dataframe(self, *, level: str = "scenarios") -> Any:
+        """A pandas DataFrame: one row per scenario (``level="scenarios"``), or per ``"checks"`` (long
+        format), ``"steps"`` or ``"interactions"``; columns documented in ``giskard_nb.frames.results``."""
+        from giskard_nb.frames import to_dataframe
+
+        return to_dataframe(self, level=level)
+
+    def plot_pass_rate(self, *, by: str = "check", tag_key: str | None = None) -> Any:
+        """A Plotly figure: status counts and pass rate per ``"check"``, ``"check_kind"``, ``"tag"``
+        (only the values of ``tag_key`` when given) or ``"scenario"``."""
+        from giskard_nb.charts import plot_pass_rate
+
+        return plot_pass_rate(self, by=by, tag_key=tag_key)
+
+    def plot_latency(self, *, level: str = "scenarios") -> Any:
+        """A Plotly figure: scenario durations by status, or per check (``level="checks"``)."""
+        from giskard_nb.charts import plot_latency
+
+        return plot_latency(self, level=level)
+
+    def plot_cost(self) -> Any:
+        """A Plotly figure: LLM cost (or tokens) per scenario, from the checks' usage metrics."""
+        from giskard_nb.charts import plot_cost
+
+        return plot_cost(self)
+
     def __repr__(self) -> str:
         rate = "—" if self.pass_rate is None else f"{self.pass_rate:.0%}"
         return (

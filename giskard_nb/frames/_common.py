@@ -1,0 +1,106 @@
+"""Building blocks shared by every ``to_dataframe``: the status dtype, JSON cells, text cells, timestamps.
+
+pandas is imported inside functions only (``import giskard_nb`` never loads it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = [
+    "STATUSES",
+    "frame",
+    "json_cell",
+    "status_values",
+    "text_cell",
+    "utc_timestamps",
+]
+
+#: The categories of every ``status`` column, in this order.
+STATUSES = ("pass", "fail", "error", "skip")
+
+
+def _default(value: Any) -> Any:
+    """JSON fallback: pydantic models dump themselves, sets become lists, anything else its ``str``."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        try:
+            return dump(mode="json")
+        except Exception:
+            return str(value)
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if callable(value):
+        return f"<callable {getattr(value, '__qualname__', type(value).__name__)}>"
+    return str(value)
+
+
+def json_cell(value: Any) -> str | None:
+    """A nested payload as a JSON string (``None`` stays ``None``): never an opaque Python object."""
+    if value is None:
+        return None
+    try:
+        return json.dumps(value, ensure_ascii=False, default=_default, sort_keys=False)
+    except (TypeError, ValueError):  # circular references and the like
+        return json.dumps(str(value), ensure_ascii=False)
+
+
+def text_cell(value: Any) -> str | None:
+    """Agent inputs/outputs as text: strings as they are, anything else as JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json_cell(value)
+
+
+def status_values(values: Iterable[Any]):
+    """A pandas Categorical with categories ``pass, fail, error, skip`` (accepts enums or strings)."""
+    import pandas as pd
+
+    return pd.Categorical(
+        [None if v is None else getattr(v, "value", v) for v in values], categories=STATUSES
+    )
+
+
+def utc_timestamps(values: Iterable[datetime | str | None]):
+    """tz-aware UTC timestamps; naive datetimes are taken as UTC (that is how the Hub stores them)."""
+    import pandas as pd
+
+    out = []
+    for v in values:
+        if isinstance(v, str):
+            v = datetime.fromisoformat(v)
+        if isinstance(v, datetime) and v.tzinfo is None:
+            v = v.replace(tzinfo=UTC)
+        out.append(v)
+    return pd.to_datetime(pd.Series(out, dtype="object"), utc=True)
+
+
+def frame(columns: dict[str, Any], *, dtypes: dict[str, str] | None = None, order: Sequence[str]):
+    """A DataFrame from column lists, columns in ``order`` (extra columns after).
+
+    Columns named in ``dtypes`` get that dtype; every other column of Python strings/None gets pandas'
+    ``string`` dtype (missing = ``<NA>``), so text columns are typed the same on pandas 2 and 3.
+    """
+    import pandas as pd
+
+    df = pd.DataFrame(columns)
+    dtypes = dtypes or {}
+    for name in df.columns:
+        dtype = dtypes.get(name)
+        if dtype is None and df[name].dtype != "category" and _all_text(columns[name]):
+            dtype = "string"
+        if dtype is not None:
+            df[name] = df[name].astype(dtype)
+    ordered = [c for c in order if c in df.columns]
+    return df[ordered + [c for c in df.columns if c not in ordered]]
+
+
+def _all_text(values: Any) -> bool:
+    return isinstance(values, list) and all(v is None or isinstance(v, str) for v in values)
