@@ -87,25 +87,32 @@ _NOTHING = object()
 
 
 def _step(value: Any, step: str | int) -> Any:
-    if isinstance(step, int):
-        if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+    kind = type(value)
+    if step.__class__ is int:
+        if (
+            kind is list
+            or kind is tuple
+            or (isinstance(value, Sequence) and not isinstance(value, str | bytes))
+        ):
             try:
                 return value[step]
             except IndexError:
                 return _NOTHING
         return _NOTHING
-    if isinstance(value, Mapping):
+    if kind is dict:
         return value.get(step, _NOTHING)
-    if value is None or isinstance(value, str | int | float | bool | list | tuple):
-        return _NOTHING
     if isinstance(value, BaseModel):
         fields = value.__dict__
         if step in fields:
             return fields[step]
-        if step in type(value).__pydantic_computed_fields__:
+        if step in kind.__pydantic_computed_fields__:
             return getattr(value, step)
         extra = value.__pydantic_extra__
         return extra.get(step, _NOTHING) if extra else _NOTHING
+    if isinstance(value, Mapping):
+        return value.get(step, _NOTHING)
+    if value is None or isinstance(value, str | int | float | bool | list | tuple):
+        return _NOTHING
     return getattr(value, step, _NOTHING)
 
 

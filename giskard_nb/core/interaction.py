@@ -40,8 +40,15 @@ class Trace(BaseModel):
 
     def with_interaction(self, interaction: Interaction) -> Trace:
         """A new trace (of the same class) with ``interaction`` appended."""
-        new = self.model_copy()
-        new.__dict__["interactions"] = [*self.interactions, interaction]
+        new = object.__new__(type(self))
+        object.__setattr__(
+            new, "__dict__", {**self.__dict__, "interactions": [*self.interactions, interaction]}
+        )
+        new.__dict__.pop("last", None)  # a cached computed value, if any
+        object.__setattr__(new, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
+        object.__setattr__(new, "__pydantic_extra__", self.__pydantic_extra__)
+        private = self.__pydantic_private__
+        object.__setattr__(new, "__pydantic_private__", dict(private) if private else private)
         return new
 
     def _repr_html_(self) -> str:

@@ -135,7 +135,7 @@ class TestCaseRunner:
                     raise
                 results[i] = _error_result(check, exc, t0)
                 continue
-            if inspect.isawaitable(out):
+            if out.__class__ is not CheckResult and inspect.isawaitable(out):
                 pending.append((i, out, t0))
             else:
                 results[i] = _finish(check, out, t0)
