@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from abc import abstractmethod
 from collections.abc import AsyncGenerator
+from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
@@ -21,7 +22,7 @@ from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.registry import Registered
 from giskard_nb.errors import InteractionGenerationError
 
-__all__ = ["InputGenerator", "Interact", "InteractionSpec", "call_target"]
+__all__ = ["TARGET_CALL_HOOK", "InputGenerator", "Interact", "InteractionSpec", "call_target"]
 
 _INPUT_NAMES = ("trace", "input_type")
 _OUTPUT_NAMES = ("inputs", "trace")
@@ -55,10 +56,22 @@ class InputGenerator(Registered):
         """Yield the inputs of successive turns."""
 
 
+#: Set by ``giskard_nb.llm.recording()``: an async ``hook(target, inputs, trace, call)`` that records or
+#: replays calls to Python targets (``call()`` performs the real call).
+TARGET_CALL_HOOK: ContextVar[Any] = ContextVar("giskard_nb_target_call_hook", default=None)
+
+
 async def call_target(target: Any, inputs: Any, trace: Trace, plan: Injector | None = None) -> Any:
     """Produce outputs from a target: a static value or an (a)sync callable of (inputs[, trace])."""
     if not callable(target):
         return target
+    hook = TARGET_CALL_HOOK.get()
+    if hook is not None:
+        return await hook(target, inputs, trace, lambda: _call(target, inputs, trace, plan))
+    return await _call(target, inputs, trace, plan)
+
+
+async def _call(target: Any, inputs: Any, trace: Trace, plan: Injector | None) -> Any:
     plan = plan or injector(target, _OUTPUT_NAMES)
     out = plan.call({"inputs": inputs, "trace": trace})
     if inspect.isawaitable(out):
