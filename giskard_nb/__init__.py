@@ -65,7 +65,14 @@ __version__ = "0.1.0"
 
 #: Public names imported on first access (``from giskard_nb import Hub`` works) so that
 #: ``import giskard_nb`` stays light. name -> module that defines it.
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    # frontends: pandas / plotly / ipywidgets load on first use
+    "EvaluationRunner": "giskard_nb.widgets",
+    "Playground": "giskard_nb.widgets",
+    "ResultsViewer": "giskard_nb.widgets",
+    "ScenarioBuilder": "giskard_nb.widgets",
+    "to_dataframe": "giskard_nb.frames",
+}
 
 
 def __getattr__(name: str):
@@ -98,6 +105,7 @@ __all__ = [
     "ConfigError",
     "DuplicateKindError",
     "Equals",
+    "EvaluationRunner",
     "FnCheck",
     "GiskardNBError",
     "GiskardValidationError",
@@ -128,8 +136,11 @@ __all__ = [
     "Not",
     "NotEquals",
     "NotFoundError",
+    "Playground",
     "RegexMatching",
+    "ResultsViewer",
     "Scenario",
+    "ScenarioBuilder",
     "ScenarioResult",
     "ScenarioRunner",
     "ScenarioStatus",
@@ -152,4 +163,5 @@ __all__ = [
     "resolve",
     "run_sync",
     "scenario",
+    "to_dataframe",
 ]

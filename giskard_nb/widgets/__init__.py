@@ -1,0 +1,9 @@
+"""ipywidgets frontends: thin views over the library's objects. Every button has a Python method, so
+each widget can be driven from code (and is tested headless)."""
+
+from giskard_nb.widgets.builder import ScenarioBuilder
+from giskard_nb.widgets.evaluation_runner import EvaluationRunner
+from giskard_nb.widgets.playground import Playground
+from giskard_nb.widgets.results_viewer import ResultsViewer
+
+__all__ = ["EvaluationRunner", "Playground", "ResultsViewer", "ScenarioBuilder"]

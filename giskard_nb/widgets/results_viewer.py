@@ -1,0 +1,362 @@
+"""ResultsViewer: filter, page through and open results; relabel a failure's category.
+
+Every button has a method (``filter``, ``next_page``, ``previous_page``, ``open``, ``relabel``), so the
+viewer is scriptable and tested without a browser. The index it filters on is built in one pass over
+the results; a page renders only its own rows, so large result sets stay quick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.widgets._common import View, badge, esc, pre
+
+__all__ = ["ResultsViewer", "ViewerItem"]
+
+ALL = "(all)"
+
+
+@dataclass
+class ViewerItem:
+    """One row of the viewer: a scenario result and what the filters look at."""
+
+    result: ScenarioResult
+    status: str
+    name: str
+    tags: frozenset[str]
+    checks: dict[str, str]  # check name -> worst status of that check in this result
+    failure_category: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_RANK = {"error": 3, "fail": 2, "skip": 1, "pass": 0}
+
+
+def item_from_result(result: ScenarioResult, failure_category: str | None = None) -> ViewerItem:
+    checks: dict[str, str] = {}
+    for step in result.steps:
+        for cr in step.results:
+            name = cr.check_name or "check"
+            status = cr.status.value
+            if _RANK[status] >= _RANK.get(checks.get(name, "pass"), 0):
+                checks[name] = status
+    return ViewerItem(
+        result=result,
+        status=result.status.value,
+        name=result.scenario_name,
+        tags=frozenset(result.tags),
+        checks=checks,
+        failure_category=failure_category,
+    )
+
+
+def _items(source: Any) -> list[ViewerItem]:
+    from giskard_nb.core.suite_result import SuiteResult
+
+    if isinstance(source, SuiteResult):
+        return [item_from_result(r) for r in source.results]
+    if isinstance(source, ScenarioResult):
+        return [item_from_result(source)]
+    if isinstance(source, Sequence) and all(isinstance(r, ViewerItem) for r in source):
+        return list(source)
+    if isinstance(source, Sequence) and all(isinstance(r, ScenarioResult) for r in source):
+        return [item_from_result(r) for r in source]
+    raise GiskardValidationError(
+        f"ResultsViewer shows a SuiteResult, a ScenarioResult or a list of them, not "
+        f"{type(source).__name__}"
+    )
+
+
+class ResultsViewer(View):
+    """Browse results: filter by status, check, failure category, tag and text; page; open one.
+
+    ``categories`` are the failure categories offered for relabelling; ``on_relabel(item, category)``
+    is called after a relabel (the Hub uses it to store the new label).
+    """
+
+    def __init__(
+        self,
+        results: Any,
+        *,
+        page_size: int = 20,
+        categories: Sequence[str] = (),
+        on_relabel: Callable[[ViewerItem, str | None], Any] | None = None,
+    ):
+        if page_size < 1:
+            raise GiskardValidationError(f"page_size must be >= 1, got {page_size!r}")
+        self.items = _items(results)
+        self.page_size = page_size
+        self.on_relabel = on_relabel
+        known = {i.failure_category for i in self.items} - {None}
+        self.categories = list(dict.fromkeys([*categories, *sorted(known)]))
+        self.matches: list[int] = list(range(len(self.items)))
+        self.page = 0
+        self.opened: int | None = None
+        self._build()
+        self._render_page()
+
+    # -- actions (each button calls one of these) -----------------------------------------------------
+
+    def filter(
+        self,
+        *,
+        status: str | None = None,
+        check: str | None = None,
+        tag: str | None = None,
+        failure_category: str | None = None,
+        search: str | None = None,
+    ) -> list[int]:
+        """Keep the results matching every given criterion; returns their indices (page 1 shown).
+
+        With ``check``, ``status`` applies to that check's status in each result (e.g. the results
+        where ``check`` failed); otherwise to the result's own status."""
+        for name, value, options in (
+            ("status", status, ("pass", "fail", "error", "skip")),
+            ("check", check, self._check_names),
+            ("tag", tag, self._tags),
+            ("failure_category", failure_category, self.categories),
+        ):
+            if value is not None and value not in options:
+                raise GiskardValidationError(
+                    f"unknown {name} {value!r}: choose one of {', '.join(map(repr, options))}"
+                )
+        needle = (search or "").strip().casefold()
+        out = []
+        for i, item in enumerate(self.items):
+            if check is not None:
+                got = item.checks.get(check)
+                if got is None or (status is not None and got != status):
+                    continue
+            elif status is not None and item.status != status:
+                continue
+            if tag is not None and tag not in item.tags:
+                continue
+            if failure_category is not None and item.failure_category != failure_category:
+                continue
+            if needle and needle not in self._haystack(item):
+                continue
+            out.append(i)
+        self.matches = out
+        self.page = 0
+        self._sync_controls(status, check, tag, failure_category, search)
+        self._render_page()
+        return out
+
+    def clear_filters(self) -> None:
+        self.filter()
+
+    @property
+    def page_count(self) -> int:
+        return max(1, -(-len(self.matches) // self.page_size))
+
+    def go_to_page(self, page: int) -> None:
+        """Show page ``page`` (0-based), clamped to the pages that exist."""
+        self.page = min(max(0, page), self.page_count - 1)
+        self._render_page()
+
+    def next_page(self) -> None:
+        self.go_to_page(self.page + 1)
+
+    def previous_page(self) -> None:
+        self.go_to_page(self.page - 1)
+
+    @property
+    def page_items(self) -> list[tuple[int, ViewerItem]]:
+        start = self.page * self.page_size
+        return [(i, self.items[i]) for i in self.matches[start : start + self.page_size]]
+
+    def open(self, index: int) -> str:
+        """Show one result in full (conversation, agent output, every check's reason); returns the HTML."""
+        if not 0 <= index < len(self.items):
+            raise GiskardValidationError(
+                f"no result #{index}: indices go from 0 to {len(self.items) - 1}"
+            )
+        self.opened = index
+        self._w["open_index"].value = index
+        self._w["category"].value = self.items[index].failure_category or ALL
+        self._w["detail"].value = self.detail_html(index)
+        return self._w["detail"].value
+
+    def relabel(self, index: int, category: str | None) -> ViewerItem:
+        """Set (or clear, with ``None``) the failure category of result ``index``."""
+        if category is not None and not category.strip():
+            raise GiskardValidationError("a failure category must be a non-empty string, or None")
+        item = self.items[index]
+        item.failure_category = category
+        if category is not None and category not in self.categories:
+            self.categories.append(category)
+            self._w["category"].options = [ALL, *self.categories]
+            self._w["f_category"].options = [ALL, *self.categories]
+        if self.on_relabel is not None:
+            self.on_relabel(item, category)
+        if self.opened == index:
+            self._w["detail"].value = self.detail_html(index)
+        self._render_page()
+        return item
+
+    def to_dataframe(self, *, level: str = "scenarios"):
+        """The results currently matching the filters, as ``to_dataframe`` frames them, plus
+        ``failure_category``."""
+        import pandas as pd
+
+        from giskard_nb.frames import to_dataframe
+
+        chosen = [self.items[i] for i in self.matches]
+        if not chosen:
+            return pd.DataFrame()
+        df = to_dataframe([it.result for it in chosen], level=level)
+        categories = {n: it.failure_category for n, it in enumerate(chosen)}
+        df["failure_category"] = df["scenario_index"].map(categories).astype("string")
+        df["scenario_index"] = df["scenario_index"].map(dict(enumerate(self.matches)))
+        return df
+
+    # -- rendering -------------------------------------------------------------------------------------
+
+    def _haystack(self, item: ViewerItem) -> str:
+        last = item.result.final_trace.last
+        text = f"{item.name} {last.inputs if last else ''} {last.outputs if last else ''}"
+        return text.casefold()
+
+    @property
+    def _check_names(self) -> list[str]:
+        return sorted({c for it in self.items for c in it.checks})
+
+    @property
+    def _tags(self) -> list[str]:
+        return sorted({t for it in self.items for t in it.tags})
+
+    def detail_html(self, index: int) -> str:
+        item = self.items[index]
+        r = item.result
+        parts = [
+            f"<div><h4 style='margin:4px 0'>#{index} {badge(item.status)} {esc(item.name)}</h4>",
+        ]
+        if item.failure_category:
+            parts.append(f"<p>failure category: <b>{esc(item.failure_category)}</b></p>")
+        parts.append("<b>Conversation</b><table>")
+        for n, it in enumerate(r.final_trace.interactions, 1):
+            parts.append(
+                f"<tr><td style='vertical-align:top'>{n}. user</td><td>{pre(it.inputs)}</td></tr>"
+                f"<tr><td style='vertical-align:top'>{n}. agent</td><td>{pre(it.outputs)}</td></tr>"
+            )
+        parts.append("</table><b>Checks</b><ul>")
+        for s, step in enumerate(r.steps, 1):
+            if step.error:
+                parts.append(f"<li>step {s} {badge('error')} {esc(step.error.summary())}</li>")
+            for cr in step.results:
+                parts.append(
+                    f"<li>step {s} {badge(cr.status.value)} <b>{esc(cr.check_name or 'check')}</b>: "
+                    f"{esc(cr.message or '')}</li>"
+                )
+        parts.append(f"</ul><small>{r.duration_ms:.0f} ms</small></div>")
+        return "".join(parts)
+
+    def _build(self) -> None:
+        import ipywidgets as w
+
+        def dropdown(options: list[str], description: str) -> Any:
+            return w.Dropdown(
+                options=[ALL, *options],
+                value=ALL,
+                description=description,
+                layout=w.Layout(width="220px"),
+                style={"description_width": "60px"},
+            )
+
+        self._w = {
+            "f_status": dropdown(["pass", "fail", "error", "skip"], "status"),
+            "f_check": dropdown(self._check_names, "check"),
+            "f_tag": dropdown(self._tags, "tag"),
+            "f_category": dropdown(self.categories, "category"),
+            "f_search": w.Text(placeholder="search name / input / output", description="text"),
+            "apply": w.Button(description="Filter", icon="filter"),
+            "clear": w.Button(description="Clear"),
+            "prev": w.Button(description="◀ Previous"),
+            "next": w.Button(description="Next ▶"),
+            "page_label": w.Label(),
+            "table": w.HTML(),
+            "open_index": w.BoundedIntText(
+                min=0, max=max(0, len(self.items) - 1), description="result #"
+            ),
+            "open": w.Button(description="Open"),
+            "category": w.Combobox(
+                options=[ALL, *self.categories], placeholder="failure category", value=ALL
+            ),
+            "relabel": w.Button(description="Relabel"),
+            "detail": w.HTML(),
+        }
+        ww = self._w
+        ww["apply"].on_click(lambda _: self._apply_from_controls())
+        ww["clear"].on_click(lambda _: self.clear_filters())
+        ww["prev"].on_click(lambda _: self.previous_page())
+        ww["next"].on_click(lambda _: self.next_page())
+        ww["open"].on_click(lambda _: self.open(ww["open_index"].value))
+        ww["relabel"].on_click(lambda _: self._relabel_from_controls())
+        self.widget = w.VBox(
+            [
+                w.HBox([ww["f_status"], ww["f_check"], ww["f_tag"], ww["f_category"]]),
+                w.HBox([ww["f_search"], ww["apply"], ww["clear"]]),
+                ww["table"],
+                w.HBox([ww["prev"], ww["page_label"], ww["next"]]),
+                w.HBox([ww["open_index"], ww["open"], ww["category"], ww["relabel"]]),
+                ww["detail"],
+            ]
+        )
+        self.widget.add_class("giskard-results-viewer")
+
+    def _apply_from_controls(self) -> None:
+        ww = self._w
+
+        def value(key: str) -> str | None:
+            v = ww[key].value
+            return None if v == ALL else v
+
+        self.filter(
+            status=value("f_status"),
+            check=value("f_check"),
+            tag=value("f_tag"),
+            failure_category=value("f_category"),
+            search=ww["f_search"].value or None,
+        )
+
+    def _relabel_from_controls(self) -> None:
+        if self.opened is None:
+            self._w["detail"].value = "<i>open a result first, then relabel it</i>"
+            return
+        value = self._w["category"].value.strip()
+        self.relabel(self.opened, None if value in ("", ALL) else value)
+
+    def _sync_controls(self, status, check, tag, failure_category, search) -> None:
+        ww = self._w
+        ww["f_status"].value = status or ALL
+        ww["f_check"].value = check or ALL
+        ww["f_tag"].value = tag or ALL
+        ww["f_category"].value = failure_category or ALL
+        ww["f_search"].value = search or ""
+
+    def _render_page(self) -> None:
+        rows = []
+        for i, item in self.page_items:
+            first = next(iter(item.result.format_failures()), "")
+            category = esc(item.failure_category) if item.failure_category else ""
+            rows.append(
+                f"<tr><td>{i}</td><td>{badge(item.status)}</td><td>{esc(item.name, 120)}</td>"
+                f"<td>{esc(first, 200)}</td><td>{category}</td>"
+                f"<td style='text-align:right'>{item.result.duration_ms:.0f} ms</td></tr>"
+            )
+        body = "".join(rows) or "<tr><td colspan=6><i>no result matches these filters</i></td></tr>"
+        self._w["table"].value = (
+            "<table class='giskard-results-table' style='border-collapse:collapse;width:100%'>"
+            "<tr><th>#</th><th>status</th><th>scenario</th><th>first failure</th>"
+            f"<th>failure category</th><th>time</th></tr>{body}</table>"
+        )
+        self._w["page_label"].value = (
+            f"page {self.page + 1} of {self.page_count} — {len(self.matches)} of "
+            f"{len(self.items)} results"
+        )
+        self._w["prev"].disabled = self.page == 0
+        self._w["next"].disabled = self.page >= self.page_count - 1

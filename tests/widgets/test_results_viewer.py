@@ -1,0 +1,125 @@
+"""ResultsViewer, headless: filters, paging, opening a result, relabelling, escaping."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from giskard_nb import GiskardValidationError, ResultsViewer, SuiteResult
+
+samples = importlib.import_module("frontend_samples")
+
+
+def test_first_page_and_paging():
+    viewer = ResultsViewer(samples.big_suite_result(45), page_size=20)
+    assert [i for i, _ in viewer.page_items] == list(range(20))
+    assert viewer._w["page_label"].value == "page 1 of 3 — 45 of 45 results"
+    assert viewer._w["prev"].disabled and not viewer._w["next"].disabled
+    viewer._w["next"].click()
+    viewer._w["next"].click()
+    assert [i for i, _ in viewer.page_items] == list(range(40, 45))
+    assert viewer._w["next"].disabled
+    viewer.next_page()  # clamped
+    assert viewer.page == 2
+    viewer._w["prev"].click()
+    assert viewer.page == 1
+    assert viewer._w["table"].value.count("<tr>") == 21  # header + 20 rows
+
+
+def test_filters_by_status_check_tag_and_text(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    assert viewer.filter(status="fail") == [1, 4]
+    assert viewer.filter(status="error") == [2]
+    # with a check, the status is that check's status
+    assert viewer.filter(check="string_matching", status="pass") == [0]
+    assert viewer.filter(check="answer") == [3]
+    assert viewer.filter(tag="topic:greeting") == [0, 1]
+    assert viewer.filter(tag="topic:greeting", status="pass") == [0]
+    assert viewer.filter(search="HELLO") == [0, 1, 3]  # name, input or output, any case
+    assert viewer.filter(search="greets") == [0]
+    viewer.clear_filters()
+    assert viewer.matches == [0, 1, 2, 3, 4]
+
+
+def test_filter_controls_drive_the_same_method(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    viewer._w["f_status"].value = "fail"
+    viewer._w["apply"].click()
+    assert viewer.matches == [1, 4]
+    assert "greets" not in viewer._w["table"].value
+    viewer._w["clear"].click()
+    assert len(viewer.matches) == 5 and viewer._w["f_status"].value == "(all)"
+    viewer.filter(status="skip")
+    assert "no result matches" in viewer._w["table"].value
+
+
+def test_unknown_filter_values_are_rejected(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    with pytest.raises(GiskardValidationError, match="unknown status 'failed'"):
+        viewer.filter(status="failed")
+    with pytest.raises(GiskardValidationError, match="unknown check 'nope'.*'answer'"):
+        viewer.filter(check="nope")
+    with pytest.raises(GiskardValidationError, match="no result #9"):
+        viewer.open(9)
+    with pytest.raises(GiskardValidationError, match="page_size"):
+        ResultsViewer(suite_result, page_size=0)
+    with pytest.raises(GiskardValidationError, match="ResultsViewer shows"):
+        ResultsViewer(42)
+
+
+def test_open_shows_conversation_and_every_reason(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    viewer._w["open_index"].value = 1
+    viewer._w["open"].click()
+    html = viewer._w["detail"].value
+    assert viewer.opened == 1
+    assert "there" in html and "hello there" in html  # user turn and agent output
+    assert "does not contain the keyword &#x27;bye&#x27;" in html
+    assert "an earlier step did not pass" in html  # the skipped step's reason
+    error_html = viewer.open(2)
+    assert "agent exploded" in error_html
+
+
+def test_agent_output_is_escaped(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    html = viewer.open(4)
+    assert "<img" not in html and "<script" not in html
+    assert "&lt;img src=x onerror=" in html and "&lt;script&gt;" in html
+    viewer.filter(search="onerror")
+    assert "<img" not in viewer._w["table"].value
+
+
+def test_relabel_sets_category_filters_and_calls_back(suite_result: SuiteResult):
+    calls = []
+    viewer = ResultsViewer(
+        suite_result,
+        categories=["Hallucination"],
+        on_relabel=lambda item, cat: calls.append((item.name, cat)),
+    )
+    viewer.open(1)
+    viewer._w["category"].value = "Off-topic"
+    viewer._w["relabel"].click()
+    assert viewer.items[1].failure_category == "Off-topic"
+    assert calls == [("fails", "Off-topic")]
+    assert "Off-topic" in viewer.categories and "Off-topic" in viewer._w["f_category"].options
+    assert viewer.filter(failure_category="Off-topic") == [1]
+    assert "failure category: <b>Off-topic</b>" in viewer._w["detail"].value
+    df = viewer.to_dataframe()
+    assert list(df["scenario_index"]) == [1] and list(df["failure_category"]) == ["Off-topic"]
+    viewer.relabel(1, None)
+    assert viewer.items[1].failure_category is None and calls[-1] == ("fails", None)
+    with pytest.raises(GiskardValidationError, match="non-empty"):
+        viewer.relabel(1, "  ")
+
+
+def test_relabel_button_without_an_open_result_explains(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    viewer._w["relabel"].click()
+    assert "open a result first" in viewer._w["detail"].value
+
+
+def test_to_dataframe_of_nothing_is_empty(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    viewer.filter(status="skip")
+    assert viewer.to_dataframe().empty
