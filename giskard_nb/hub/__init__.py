@@ -1,0 +1,60 @@
+"""The local Hub: projects, agents, datasets and test cases, checks, evaluations, failure categories and
+an audit log, stored in an embedded SQLite database (or PostgreSQL). Start with ``Hub()``."""
+
+from giskard_nb.hub.agents import ConnectionReport, LocalAgent, RemoteAgent
+from giskard_nb.hub.check_specs import BUILTIN_CHECKS, build_check
+from giskard_nb.hub.comparison import CaseChange, EvaluationComparison
+from giskard_nb.hub.failure_categories import (
+    DEFAULT_FAILURE_CATEGORIES,
+    FailureClassifier,
+    classify_by_rules,
+)
+from giskard_nb.hub.hub import Hub
+from giskard_nb.hub.models import (
+    Agent,
+    AgentOutput,
+    AuditEntry,
+    ChatMessage,
+    CheckOutcome,
+    CheckSpec,
+    Comment,
+    Dataset,
+    Evaluation,
+    EvaluationResult,
+    FailureCategory,
+    HubCheck,
+    HubTestCase,
+    Project,
+)
+from giskard_nb.hub.resources import ResultList
+from giskard_nb.hub.summary import EvaluationSummary
+
+__all__ = [
+    "BUILTIN_CHECKS",
+    "DEFAULT_FAILURE_CATEGORIES",
+    "Agent",
+    "AgentOutput",
+    "AuditEntry",
+    "CaseChange",
+    "ChatMessage",
+    "CheckOutcome",
+    "CheckSpec",
+    "Comment",
+    "ConnectionReport",
+    "Dataset",
+    "Evaluation",
+    "EvaluationComparison",
+    "EvaluationResult",
+    "EvaluationSummary",
+    "FailureCategory",
+    "FailureClassifier",
+    "Hub",
+    "HubCheck",
+    "HubTestCase",
+    "LocalAgent",
+    "Project",
+    "RemoteAgent",
+    "ResultList",
+    "build_check",
+    "classify_by_rules",
+]

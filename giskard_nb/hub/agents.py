@@ -1,0 +1,300 @@
+"""Calling agents: remote ones over HTTP (httpx, async) and local Python functions.
+
+A remote agent receives ``POST <url>`` with ``{"messages": [{"role", "content"}, ...]}`` and may answer:
+
+- ``{"response": {"role": "assistant", "content": "..."}, "metadata": {...}}`` (the Hub's shape;
+  ``"message"`` is accepted for ``"response"``, and ``"response"`` may be a plain string);
+- an OpenAI chat completion (``{"choices": [{"message": {...}}], "usage": {...}}``): the content is the
+  reply, and model, usage, finish reason and tool calls go to the metadata;
+- ``{"role", "content"}``, a JSON string, or plain text.
+
+Connection errors, timeouts, 408, 429 and 5xx are retried (``Agent.max_retries``, exponential backoff,
+``Retry-After`` honoured up to 10 s); other 4xx, malformed JSON and unknown shapes raise ``AgentError``
+at once. Header values are never shown: they are masked in every message.
+
+A local agent is a function (sync or async) taking the list of ``{role, content}`` dicts and returning
+a string, a ``{role, content}`` dict, ``{"response": ..., "metadata": ...}`` or an object with
+``response`` and ``metadata`` attributes. Sync functions run in worker threads so that slow ones still
+run concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
+from giskard_nb.hub.models.agent import Agent, AgentOutput, ChatMessage
+from giskard_nb.hub.models.dataset import coerce_agent_output
+from giskard_nb.hub.secrets import mask_text, mask_url, resolve_env_refs
+
+__all__ = [
+    "ConnectionReport",
+    "LocalAgent",
+    "RemoteAgent",
+    "coerce_local_output",
+    "parse_reply",
+    "test_connection",
+]
+
+_RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+_SNIPPET = 300
+
+
+def _messages(messages: Sequence[Any]) -> list[dict[str, str]]:
+    out = []
+    for m in messages:
+        if isinstance(m, ChatMessage):
+            out.append({"role": m.role, "content": m.content})
+        elif isinstance(m, dict) and "role" in m and "content" in m:
+            out.append({"role": str(m["role"]), "content": str(m["content"])})
+        else:
+            raise GiskardValidationError(
+                f"a message is a {{'role', 'content'}} dict or a ChatMessage, got {m!r:.100}"
+            )
+    return out
+
+
+class RemoteAgent:
+    """An async callable sending a conversation to a registered agent. Use as an async context manager
+    (it owns an ``httpx.AsyncClient``) or pass a shared ``client``."""
+
+    def __init__(self, agent: Agent, *, client: Any = None, backoff: float = 0.25):
+        self.agent = agent
+        self.backoff = backoff
+        self._client = client
+        self._owns_client = client is None
+
+    async def __aenter__(self) -> RemoteAgent:
+        if self._client is None:
+            import httpx
+
+            self._client = httpx.AsyncClient(follow_redirects=True)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._owns_client and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    @property
+    def name(self) -> str:
+        return self.agent.name
+
+    async def __call__(self, messages: Sequence[Any]) -> AgentOutput:
+        import httpx
+
+        if self._client is None:
+            async with self:
+                return await self(messages)
+        agent = self.agent
+        secrets = agent.secret_headers()
+        headers = {
+            k: resolve_env_refs(v, what=f"header {k!r} of agent {agent.name!r}")
+            for k, v in secrets.items()
+        }
+        payload = {"messages": _messages(messages)}
+        where = mask_url(agent.url)
+        last: AgentError | None = None
+        for attempt in range(agent.max_retries + 1):
+            delay = self.backoff * 2**attempt
+            try:
+                response = await self._client.post(
+                    agent.url, json=payload, headers=headers, timeout=agent.timeout
+                )
+            except httpx.TimeoutException:
+                last = AgentError(
+                    f"agent {agent.name!r} at {where} did not answer within {agent.timeout} s"
+                )
+            except httpx.TransportError as exc:
+                text = mask_text(f"{type(exc).__name__}: {exc}", {**secrets, **headers})
+                last = AgentError(f"cannot reach agent {agent.name!r} at {where}: {text}")
+            else:
+                code = response.status_code
+                if code < 400:
+                    return parse_reply(response, agent_name=agent.name)
+                body = mask_text(response.text[:_SNIPPET], {**secrets, **headers})
+                last = AgentError(f"agent {agent.name!r} at {where} answered HTTP {code}: {body}")
+                if code not in _RETRY_STATUSES:
+                    raise last
+                delay = max(delay, _retry_after(response))
+            if attempt < agent.max_retries:
+                await asyncio.sleep(min(delay, 10.0))
+        assert last is not None
+        if agent.max_retries:
+            raise AgentError(f"{last} (after {agent.max_retries + 1} attempts)")
+        raise last
+
+
+def _retry_after(response: Any) -> float:
+    try:
+        return min(float(response.headers.get("retry-after", 0)), 10.0)
+    except ValueError:
+        return 0.0
+
+
+def parse_reply(response: Any, *, agent_name: str = "agent") -> AgentOutput:
+    """The ``AgentOutput`` in an HTTP response (JSON in one of the accepted shapes, or plain text)."""
+    ctype = response.headers.get("content-type", "").lower()
+    text = response.text
+    stripped = text.lstrip()
+    if "json" in ctype or stripped.startswith(("{", "[", '"')):
+        try:
+            data = response.json()
+        except ValueError as exc:
+            if "json" in ctype:
+                raise AgentError(
+                    f"agent {agent_name!r} replied with malformed JSON ({exc}): {text[:_SNIPPET]!r}"
+                ) from None
+        else:
+            return parse_payload(data, agent_name=agent_name)
+    if not stripped:
+        raise AgentError(f"agent {agent_name!r} sent an empty reply")
+    return AgentOutput(response=ChatMessage(role="assistant", content=text))
+
+
+def parse_payload(data: Any, *, agent_name: str = "agent") -> AgentOutput:
+    """The ``AgentOutput`` in a decoded JSON reply."""
+    if isinstance(data, str):
+        return AgentOutput(response=ChatMessage(role="assistant", content=data))
+    if isinstance(data, dict):
+        metadata = data.get("metadata")
+        metadata = metadata if isinstance(metadata, dict) else {}
+        if "choices" in data:
+            return _openai(data, agent_name)
+        response = data.get("response", data.get("message"))
+        if isinstance(response, str):
+            return AgentOutput(
+                response=ChatMessage(role="assistant", content=response), metadata=metadata
+            )
+        if isinstance(response, dict) and isinstance(response.get("content"), str):
+            role = response.get("role", "assistant")
+            role = role if role in ("assistant", "tool", "system", "user") else "assistant"
+            return AgentOutput(
+                response=ChatMessage(role=role, content=response["content"]), metadata=metadata
+            )
+        if isinstance(data.get("content"), str):
+            return AgentOutput(
+                response=ChatMessage(role="assistant", content=data["content"]), metadata=metadata
+            )
+        if data.get("error"):
+            raise AgentError(f"agent {agent_name!r} reported an error: {data['error']!r:.300}")
+    raise AgentError(
+        f"agent {agent_name!r} replied with an unsupported shape: {str(data)[:_SNIPPET]!r}. Expected "
+        '{"response": {"role": "assistant", "content": "..."}, "metadata": {...}}, an OpenAI chat '
+        "completion, a {role, content} message, or plain text."
+    )
+
+
+def _openai(data: dict[str, Any], agent_name: str) -> AgentOutput:
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise AgentError(f"agent {agent_name!r} sent a chat completion without choices")
+    choice = choices[0]
+    message = choice.get("message") or {}
+    content = message.get("content")
+    if content is None and not message.get("tool_calls"):
+        raise AgentError(f"agent {agent_name!r} sent a chat completion without content")
+    metadata = {
+        k: v
+        for k, v in {
+            "model": data.get("model"),
+            "usage": data.get("usage"),
+            "finish_reason": choice.get("finish_reason"),
+            "tool_calls": message.get("tool_calls"),
+        }.items()
+        if v is not None
+    }
+    return AgentOutput(
+        response=ChatMessage(role="assistant", content=content or ""), metadata=metadata
+    )
+
+
+class LocalAgent:
+    """An async callable wrapping a Python function used as an agent."""
+
+    def __init__(self, fn: Callable[..., Any], *, name: str | None = None):
+        if not callable(fn):
+            raise GiskardValidationError(
+                f"a local agent is a function taking the list of messages, got {type(fn).__name__}"
+            )
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            getattr(fn, "__call__", None)  # noqa: B004
+        )
+
+    async def __call__(self, messages: Sequence[Any]) -> AgentOutput:
+        conversation = _messages(messages)
+        if self._is_async:
+            out = await self.fn(conversation)
+        else:
+            out = await asyncio.to_thread(self.fn, conversation)
+            if inspect.isawaitable(out):
+                out = await out
+        return coerce_local_output(out, self.name)
+
+
+def coerce_local_output(out: Any, name: str = "agent") -> AgentOutput:
+    """An ``AgentOutput`` from what a local agent returned."""
+    if isinstance(out, BaseModel) and not isinstance(out, AgentOutput | ChatMessage):
+        out = out.model_dump()
+    if not isinstance(out, str | dict | AgentOutput | ChatMessage) and hasattr(out, "response"):
+        response = out.response
+        if isinstance(response, BaseModel):
+            response = response.model_dump()
+        out = {"response": response, "metadata": getattr(out, "metadata", None) or {}}
+    try:
+        return coerce_agent_output(out)
+    except (GiskardValidationError, ValueError):
+        raise AgentError(
+            f"local agent {name!r} returned {type(out).__name__} ({out!r:.100}): return a string, a "
+            "{'role', 'content'} dict, {'response': ..., 'metadata': ...} or an object with "
+            "response and metadata attributes"
+        ) from None
+
+
+class ConnectionReport(BaseModel):
+    """What ``test_connection`` found: ``ok``, the latency, the reply or the error."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    url: str
+    latency_ms: float
+    reply: str | None = None
+    error: str | None = None
+
+    def __repr__(self) -> str:
+        if self.ok:
+            return f"<ConnectionReport OK {self.url} {self.latency_ms:.0f} ms: {self.reply!r:.60}>"
+        return f"<ConnectionReport FAILED {self.url}: {self.error}>"
+
+
+async def test_connection(agent: Agent) -> ConnectionReport:
+    """Send one short user message to ``agent``; never raises for a failing agent."""
+    start = time.perf_counter()
+    try:
+        async with RemoteAgent(agent) as remote:
+            out = await remote([{"role": "user", "content": "Hello! (giskard-nb connection test)"}])
+    except (AgentError, ConfigError) as exc:
+        return ConnectionReport(
+            ok=False,
+            url=mask_url(agent.url),
+            latency_ms=(time.perf_counter() - start) * 1000,
+            error=str(exc),
+        )
+    return ConnectionReport(
+        ok=True,
+        url=mask_url(agent.url),
+        latency_ms=(time.perf_counter() - start) * 1000,
+        reply=out.content,
+    )
+
+
+test_connection.__test__ = False  # type: ignore[attr-defined]

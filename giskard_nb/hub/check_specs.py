@@ -1,0 +1,179 @@
+"""From a test case's check spec (``{"identifier": ..., "params": {...}}``) to a core ``Check``.
+
+An identifier is, in this order: a project check (``hub.checks.create``) whose ``type`` and preset
+``params`` are used, the test case's params overriding them; one of the Hub's built-in identifiers
+(``BUILTIN_CHECKS``: correctness, conformity, groundedness, semantic_similarity, string_match,
+metadata); or any registered core check kind (``equals``, ``regex_matching``, ``json_valid``...). The
+check is then built with ``Check.model_validate({"kind": kind, "name": identifier, **params})``, so bad
+params are rejected when the test case is created, not when it runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from giskard_nb.core.check import Check
+from giskard_nb.errors import GiskardValidationError, UnknownKindError
+from giskard_nb.hub.models.base import format_validation_error
+from giskard_nb.hub.models.check import HubCheck
+from giskard_nb.hub.models.dataset import CheckSpec
+
+__all__ = ["BUILTIN_CHECKS", "BuiltinCheck", "build_check", "known_identifiers", "resolve_kind"]
+
+#: Modules that register optional check kinds (LLM judges, embeddings); imported on demand.
+_OPTIONAL_MODULES = ("giskard_nb.checks.llm", "giskard_nb.checks.semantic")
+
+
+@dataclass(frozen=True)
+class BuiltinCheck:
+    identifier: str
+    kind: str
+    evaluates_with: str
+    description: str
+
+
+#: The Hub's built-in check identifiers and the core check kind each one runs.
+BUILTIN_CHECKS: dict[str, BuiltinCheck] = {
+    b.identifier: b
+    for b in (
+        BuiltinCheck(
+            "correctness",
+            "correctness",
+            "LLM judge",
+            "Is the answer factually correct relative to the expected output (param: reference)?",
+        ),
+        BuiltinCheck(
+            "conformity",
+            "conformity",
+            "LLM judge",
+            "Does the answer follow the given format, tone or style rules (params: rule or rules)?",
+        ),
+        BuiltinCheck(
+            "groundedness",
+            "groundedness",
+            "LLM judge",
+            "Is the answer grounded in the given context, with no hallucination (param: context)?",
+        ),
+        BuiltinCheck(
+            "semantic_similarity",
+            "semantic_similarity",
+            "embeddings",
+            "Is the answer semantically close to the reference (params: reference_text, threshold)?",
+        ),
+        BuiltinCheck(
+            "string_match",
+            "string_matching",
+            "rule",
+            "Does the answer contain the keyword (param: keyword)?",
+        ),
+        BuiltinCheck(
+            "metadata",
+            "metadata",
+            "rule",
+            "Do JSONPath values of the answer's metadata meet the rules (param: json_path_rules)?",
+        ),
+    )
+}
+
+
+def _load_optional() -> None:
+    for module in _OPTIONAL_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            continue
+
+
+def resolve_kind(type_or_identifier: str) -> str:
+    """The registered check kind for a built-in identifier or a kind name."""
+    builtin = BUILTIN_CHECKS.get(type_or_identifier)
+    kind = builtin.kind if builtin else type_or_identifier
+    if kind not in Check.kinds():
+        _load_optional()
+    if kind in Check.kinds():
+        return kind
+    if builtin is not None:
+        raise GiskardValidationError(
+            f"check {type_or_identifier!r} runs the check kind {kind!r} ({builtin.evaluates_with}), "
+            "which is not available in this installation: it is provided by giskard_nb.checks "
+            "(LLM judges and embeddings). Use a rule check meanwhile."
+        )
+    raise UnknownKindError("check", kind, Check.kinds())
+
+
+def known_identifiers(custom: Mapping[str, HubCheck] | None = None) -> list[str]:
+    """Every identifier a test case may use: project checks, built-ins, then core kinds."""
+    return [*sorted(custom or {}), *BUILTIN_CHECKS, *sorted(Check.kinds() - set(BUILTIN_CHECKS))]
+
+
+def build_check(
+    spec: CheckSpec | Mapping[str, Any], custom: Mapping[str, HubCheck] | None = None
+) -> Check:
+    """The core ``Check`` a spec describes (``GiskardValidationError`` naming the identifier if not)."""
+    if not isinstance(spec, CheckSpec):
+        try:
+            spec = CheckSpec.model_validate(spec)
+        except ValidationError as exc:
+            raise GiskardValidationError(
+                f"invalid check spec {dict(spec)!r:.200}: {format_validation_error(exc)}"
+            ) from None
+    identifier = spec.identifier
+    custom = custom or {}
+    if identifier in custom:
+        project_check = custom[identifier]
+        source, params = project_check.type, {**project_check.params, **spec.params}
+    elif identifier in BUILTIN_CHECKS or identifier in Check.kinds():
+        source, params = identifier, dict(spec.params)
+    else:
+        _load_optional()
+        if identifier not in Check.kinds():
+            raise GiskardValidationError(
+                f"unknown check identifier {identifier!r}. Known identifiers: "
+                f"{', '.join(known_identifiers(custom))}. Create a project check with "
+                "hub.checks.create(project_id, identifier, name, params={'type': ...})."
+            )
+        source, params = identifier, dict(spec.params)
+    try:
+        kind = resolve_kind(source)
+    except UnknownKindError:
+        raise GiskardValidationError(
+            f"check {identifier!r} has type {source!r}, which is neither a built-in identifier "
+            f"({', '.join(BUILTIN_CHECKS)}) nor a registered check kind"
+        ) from None
+    return _instantiate(identifier, kind, params)
+
+
+def _instantiate(identifier: str, kind: str, params: dict[str, Any]) -> Check:
+    params = {"name": identifier, **params}
+    cls = Check.registered_class(kind)
+    fields = cls.model_fields
+    rules = params.get("rules")
+    if isinstance(rules, list) and "rules" not in fields and "rule" in fields:
+        # The Hub's conformity takes a list of rules; a one-rule check per rule, all of them required.
+        from giskard_nb.checks.composition import AllOf
+
+        rest = {k: v for k, v in params.items() if k not in ("rules", "name")}
+        checks = [
+            _validate(identifier, {"kind": kind, "name": f"{identifier}[{i}]", "rule": r, **rest})
+            for i, r in enumerate(rules)
+        ]
+        return AllOf(checks=checks, name=identifier)
+    return _validate(identifier, {"kind": kind, **params})
+
+
+def _validate(identifier: str, data: dict[str, Any]) -> Check:
+    try:
+        return Check.model_validate(data)
+    except ValidationError as exc:
+        raise GiskardValidationError(
+            f"check {identifier!r} (kind {data['kind']!r}): {format_validation_error(exc)}"
+        ) from None
+    except GiskardValidationError as exc:
+        raise GiskardValidationError(
+            f"check {identifier!r} (kind {data['kind']!r}): {exc}"
+        ) from None

@@ -1,0 +1,155 @@
+"""Comparing two evaluations of the same dataset, test case by test case."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["CaseChange", "EvaluationComparison", "compare_rows"]
+
+
+class CaseChange(BaseModel):
+    """One test case in both runs: ``before``/``after`` status (``None`` if it has no result there)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    test_case_id: str
+    question: str | None = None
+    before: str | None = None
+    after: str | None = None
+    category_before: str | None = None
+    category_after: str | None = None
+
+    @property
+    def change(self) -> str:
+        """``"pass→fail"`` (a regression), ``"fail→pass"`` (a fix), ``"unchanged"``, ``"new"``,
+        ``"missing"``, or another ``"a→b"`` transition involving errors or skips."""
+        if self.before is None:
+            return "new"
+        if self.after is None:
+            return "missing"
+        if self.before == self.after:
+            return "unchanged"
+        return f"{self.before}→{self.after}"
+
+
+class EvaluationComparison(BaseModel):
+    """``before`` vs ``after``: per-case changes, regressions (pass→fail) and fixes (fail→pass)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    before_id: str
+    after_id: str
+    before_name: str
+    after_name: str
+    dataset_id: str
+    cases: list[CaseChange] = Field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[CaseChange]:
+        return [c for c in self.cases if c.change == "pass→fail"]
+
+    @property
+    def fixes(self) -> list[CaseChange]:
+        return [c for c in self.cases if c.change == "fail→pass"]
+
+    @property
+    def changed(self) -> list[CaseChange]:
+        return [c for c in self.cases if c.change != "unchanged"]
+
+    def pass_rates(self) -> tuple[float | None, float | None]:
+        def rate(side: str) -> float | None:
+            statuses = [getattr(c, side) for c in self.cases if getattr(c, side) is not None]
+            return statuses.count("pass") / len(statuses) if statuses else None
+
+        return rate("before"), rate("after")
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for c in self.cases:
+            out[c.change] = out.get(c.change, 0) + 1
+        return dict(sorted(out.items()))
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per test case: ids, question, before, after (status Categoricals), change."""
+        import pandas as pd
+
+        from giskard_nb.hub.frames import status_column
+
+        columns = [
+            "test_case_id",
+            "question",
+            "before",
+            "after",
+            "change",
+            "category_before",
+            "category_after",
+        ]
+        df = pd.DataFrame(
+            [{**c.model_dump(), "change": c.change} for c in self.cases], columns=columns
+        )
+        df["before"] = status_column(df["before"])
+        df["after"] = status_column(df["after"])
+        return df
+
+    def __str__(self) -> str:
+        a, b = self.pass_rates()
+        fmt = lambda r: f"{r:.0%}" if r is not None else "n/a"  # noqa: E731
+        lines = [
+            f"{self.before_name!r} → {self.after_name!r}: pass rate {fmt(a)} → {fmt(b)}, "
+            f"{len(self.regressions)} regressions (pass→fail), {len(self.fixes)} fixes (fail→pass)"
+        ]
+        for title, group in (("Regressions", self.regressions), ("Fixes", self.fixes)):
+            if group:
+                lines.append(f"  {title}:")
+                lines.extend(f"    - {c.question or c.test_case_id}" for c in group)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"<EvaluationComparison {self.before_name!r}→{self.after_name!r} "
+            f"regressions={len(self.regressions)} fixes={len(self.fixes)}>"
+        )
+
+    def _repr_html_(self) -> str:
+        from giskard_nb.hub.render import comparison_html, safe_html
+
+        return safe_html(comparison_html, self)
+
+
+def compare_rows(
+    before: Any, after: Any, rows_before: list[dict[str, Any]], rows_after: list[dict[str, Any]]
+) -> EvaluationComparison:
+    def index(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        return {r["test_case_id"]: r for r in rows}
+
+    a, b = index(rows_before), index(rows_after)
+    order = list(dict.fromkeys([*a, *b]))
+    cases = []
+    for tc in order:
+        ra, rb = a.get(tc), b.get(tc)
+        source = rb or ra or {}
+        messages = source.get("messages") or []
+        question = next((m["content"] for m in reversed(messages) if m["role"] == "user"), None)
+        cases.append(
+            CaseChange(
+                test_case_id=tc,
+                question=question,
+                before=ra["status"] if ra else None,
+                after=rb["status"] if rb else None,
+                category_before=((ra or {}).get("failure_category") or {}).get("identifier"),
+                category_after=((rb or {}).get("failure_category") or {}).get("identifier"),
+            )
+        )
+    return EvaluationComparison(
+        before_id=before.id,
+        after_id=after.id,
+        before_name=before.name,
+        after_name=after.name,
+        dataset_id=before.dataset_id,
+        cases=cases,
+    )

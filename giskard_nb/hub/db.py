@@ -1,0 +1,154 @@
+"""Opening the Hub's database (SQLite file, SQLite in memory, PostgreSQL) and running transactions.
+
+Writes are transactional (``with db.write() as conn``). On SQLite they take ``BEGIN IMMEDIATE`` (so two
+processes never deadlock upgrading a read lock) and a process-wide lock (so threads and async tasks
+of one process queue instead of failing with "database is locked"); the file is in WAL mode, so readers
+never wait for writers. PostgreSQL needs neither: its own transactions isolate concurrent writers.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from giskard_nb.config import home_dir
+from giskard_nb.errors import ConfigError, HubError
+from giskard_nb.hub import schema
+from giskard_nb.hub.models.base import SCHEMA_VERSION
+from giskard_nb.hub.secrets import mask_url
+
+__all__ = ["Database", "resolve_url"]
+
+_MEMORY = ("sqlite://", "sqlite:///:memory:", ":memory:")
+
+
+def resolve_url(url: str | os.PathLike[str] | None) -> str:
+    """The SQLAlchemy URL for ``Hub(url)``: ``None`` → ``$GISKARD_NB_HUB_URL`` → ``<home>/hub.db``;
+    ``":memory:"``; a file path; or a database URL (``postgresql://`` uses the psycopg driver)."""
+    if url is None:
+        url = os.environ.get("GISKARD_NB_HUB_URL") or None
+    if url is None:
+        return f"sqlite:///{home_dir() / 'hub.db'}"
+    text = os.fspath(url).strip()
+    if not text:
+        raise ConfigError("the Hub URL is empty: give a path, ':memory:' or a database URL")
+    if text in _MEMORY:
+        return "sqlite://"
+    if "://" in text:
+        scheme, rest = text.split("://", 1)
+        if scheme in ("postgresql", "postgres"):
+            return f"postgresql+psycopg://{rest}"
+        return text
+    path = Path(text).expanduser().resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+class Database:
+    """An engine, the tables, and transactions. One per ``Hub``."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.engine = _create_engine(url)
+        self.dialect = self.engine.dialect.name
+        self.is_memory = url == "sqlite://"
+        self._lock = threading.RLock() if self.dialect == "sqlite" else None
+        try:
+            self._prepare()
+        except sa.exc.OperationalError as exc:
+            self.engine.dispose()
+            raise HubError(
+                f"cannot open the Hub database {mask_url(url)}: {_first_line(exc)}. Check the URL, "
+                "that the server is running and that you may connect to it."
+            ) from None
+
+    def _prepare(self) -> None:
+        with self.write() as conn:
+            schema.metadata.create_all(conn)
+            row = conn.execute(
+                sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
+            ).first()
+            if row is None:
+                conn.execute(
+                    schema.meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION))
+                )
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise HubError(
+                    f"the Hub database {mask_url(self.url)} was written by a newer giskard-nb (schema "
+                    f"version {row[0]}; this version reads up to {SCHEMA_VERSION}): upgrade "
+                    "giskard-nb (pip install -U giskard-nb)"
+                )
+
+    @contextmanager
+    def write(self) -> Iterator[sa.Connection]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        with self._lock or nullcontext(), self.engine.connect() as conn:
+            conn.execution_options(hub_write=True)
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[sa.Connection]:
+        """A read-only connection (a consistent snapshot while the block runs)."""
+        guard = self._lock if self.is_memory else None
+        with guard or nullcontext(), self.engine.connect() as conn:
+            yield conn
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def drop_all(self) -> None:
+        """Delete every Hub table and its data (used by tests and ``Hub.destroy``)."""
+        with self.write() as conn:
+            schema.metadata.drop_all(conn)
+
+
+def _create_engine(url: str) -> sa.Engine:
+    try:
+        if url.startswith("sqlite"):
+            return _sqlite_engine(url)
+        return sa.create_engine(url, pool_pre_ping=True)
+    except ModuleNotFoundError as exc:
+        hint = " (pip install 'giskard-nb[postgres]')" if url.startswith("postgres") else ""
+        raise ConfigError(
+            f"the database driver for {mask_url(url)} is not installed: {exc.name}{hint}"
+        ) from None
+    except sa.exc.ArgumentError as exc:
+        raise ConfigError(f"invalid Hub database URL {mask_url(url)}: {exc}") from None
+
+
+def _sqlite_engine(url: str) -> sa.Engine:
+    memory = url == "sqlite://"
+    kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+    if memory:
+        kwargs["poolclass"] = sa.pool.StaticPool
+    engine = sa.create_engine(url, **kwargs)
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
+        cursor = dbapi_conn.cursor()
+        if not memory:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: sa.Connection) -> None:
+        write = conn.get_execution_options().get("hub_write")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

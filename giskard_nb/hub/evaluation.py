@@ -1,0 +1,197 @@
+"""Running an evaluation: every test case as a core Scenario, concurrently, each result stored as it lands.
+
+A test case becomes ``Scenario(name).interact(inputs=<the conversation>, outputs=<call the agent>)``
+followed by its enabled checks. The interaction's ``outputs`` is the reply's text (so checks read it at
+``trace.last.outputs``) and its ``metadata`` the reply's metadata (``trace.last.metadata``). A failing
+agent, a timeout or a check that raises makes that result an ERROR; the run goes on.
+
+At most ``max_concurrency`` test cases run at a time. Each result is written in its own transaction the
+moment it is ready, so a run that is interrupted (kernel interrupt, cancelled task, crash) keeps every
+finished result and ``hub.evaluations.resume`` runs only the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from giskard_nb.core.check import Check
+from giskard_nb.core.interaction import Interaction
+from giskard_nb.core.scenario import Scenario
+from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.core.testcase import TestCaseError, TestCaseResult
+from giskard_nb.errors import GiskardNBError
+from giskard_nb.hub.check_specs import build_check
+from giskard_nb.hub.failure_categories import FailureClassifier
+from giskard_nb.hub.models.agent import AgentOutput
+from giskard_nb.hub.models.base import utcnow
+from giskard_nb.hub.models.check import HubCheck
+from giskard_nb.hub.models.dataset import HubTestCase
+from giskard_nb.hub.models.evaluation import CheckOutcome, Evaluation, EvaluationResult
+
+if TYPE_CHECKING:
+    from giskard_nb.hub.hub import Hub
+
+__all__ = ["AgentFn", "EvaluationRun", "scenario_for"]
+
+AgentFn = Callable[[Sequence[Any]], Awaitable[AgentOutput]]
+
+
+def scenario_for(test_case: HubTestCase, checks: Sequence[Check], agent: AgentFn) -> Scenario:
+    """The core Scenario a test case is run as (the agent is called with the whole conversation)."""
+
+    async def call_agent(inputs: list[dict[str, str]]) -> Interaction:
+        output = await agent(inputs)
+        metadata = json.loads(json.dumps(output.metadata, default=str))
+        return Interaction(inputs=inputs, outputs=output.content, metadata=metadata)
+
+    scenario = Scenario(
+        test_case.name or f"test case {test_case.position + 1}",
+        annotations={"test_case_id": test_case.id, "dataset_id": test_case.dataset_id},
+        tags=list(test_case.tags),
+    )
+    scenario.interact(inputs=test_case.conversation, outputs=call_agent)
+    return scenario.checks(*checks)
+
+
+class EvaluationRun:
+    """One pass over some test cases of an evaluation (a new run, a resume or a re-run of errors)."""
+
+    def __init__(
+        self,
+        hub: Hub,
+        evaluation: Evaluation,
+        agent: AgentFn,
+        *,
+        classifier: FailureClassifier,
+        custom_checks: dict[str, HubCheck],
+        progress: bool = True,
+    ):
+        self.hub = hub
+        self.evaluation = evaluation
+        self.agent = agent
+        self.classifier = classifier
+        self.custom_checks = custom_checks
+        self.progress = progress
+
+    async def run(self, test_cases: Sequence[HubTestCase]) -> Evaluation:
+        """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
+        evaluations = self.hub.evaluations
+        evaluations._set_status(self.evaluation.id, "running")
+        bar = self._bar(len(test_cases))
+        queue: Iterator[HubTestCase] = iter(test_cases)
+
+        async def worker() -> None:
+            for test_case in queue:
+                result = await self.run_one(test_case)
+                with self.hub._db.write() as conn:
+                    evaluations.results._save(conn, result)
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix_str(result.status, refresh=False)
+
+        workers = min(self.evaluation.max_concurrency, len(test_cases)) or 1
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(workers):
+                    group.create_task(worker())
+        except asyncio.CancelledError:
+            evaluations._set_status(self.evaluation.id, "interrupted")
+            raise
+        except BaseExceptionGroup as group_error:
+            error = group_error.exceptions[0]
+            evaluations._set_status(
+                self.evaluation.id, "error", error=f"{type(error).__name__}: {error}"
+            )
+            raise error from None
+        except BaseException:
+            evaluations._set_status(self.evaluation.id, "interrupted")
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+        return evaluations._set_status(self.evaluation.id, "finished")
+
+    async def run_one(self, test_case: HubTestCase) -> EvaluationResult:
+        """Run one test case and classify a failure; never raises for agent or check problems."""
+        started = utcnow()
+        try:
+            checks = [build_check(s, self.custom_checks) for s in test_case.checks if s.enabled]
+        except GiskardNBError as exc:
+            scenario_result = _errored(test_case, exc, phase="checks")
+            outcome: AgentOutput | None = None
+        else:
+            captured: dict[str, AgentOutput] = {}
+
+            async def agent(messages: Sequence[Any]) -> AgentOutput:
+                captured["output"] = out = await self.agent(messages)
+                return out
+
+            scenario = scenario_for(test_case, checks, agent)
+            scenario_result = await scenario.run(timeout=self.evaluation.timeout)
+            outcome = captured.get("output")
+        return await self._result(test_case, scenario_result, outcome, started)
+
+    async def _result(
+        self,
+        test_case: HubTestCase,
+        scenario_result: ScenarioResult,
+        output: AgentOutput | None,
+        started: Any,
+    ) -> EvaluationResult:
+        checks = [
+            CheckOutcome(
+                name=r.check_name or "check",
+                kind=r.details.get("check_kind"),
+                status=r.status.value,
+                message=r.message,
+                metrics={m.name: m.value for m in r.metrics},
+            )
+            for r in scenario_result.check_results
+        ]
+        status = scenario_result.status.value
+        usage = scenario_result.usage
+        category = source = reason = None
+        if status == "fail":
+            verdict = await self.classifier.classify(
+                checks=checks,
+                reply=output.content if output else None,
+                messages=test_case.conversation,
+            )
+            category, source, reason = verdict.category, verdict.source, verdict.reason
+            usage = usage + verdict.usage
+        return EvaluationResult(
+            evaluation_id=self.evaluation.id,
+            test_case_id=test_case.id,
+            status=status,
+            messages=test_case.messages,
+            tags=test_case.tags,
+            agent_output=output,
+            error=scenario_result.error,
+            checks=checks,
+            failure_category=category,
+            failure_category_source=source,
+            failure_category_reason=reason,
+            duration_ms=scenario_result.duration_ms,
+            usage=usage,
+            scenario_result=scenario_result,
+            created_at=started,
+        )
+
+    def _bar(self, total: int) -> Any:
+        if not self.progress or total == 0:
+            return None
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, desc=self.evaluation.name, unit="case")
+
+
+def _errored(test_case: HubTestCase, exc: BaseException, *, phase: str) -> ScenarioResult:
+    error = TestCaseError(message=str(exc), exception_type=type(exc).__name__, phase=phase)
+    return ScenarioResult(
+        scenario_name=test_case.name or f"test case {test_case.position + 1}",
+        steps=[TestCaseResult(error=error)],
+        tags=list(test_case.tags),
+    )

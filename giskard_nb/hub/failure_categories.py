@@ -1,0 +1,272 @@
+"""Failure categories: the defaults, the deterministic rule classifier and the LLM classifier.
+
+Every failed result gets one category from its project's list. With a judge model configured
+(``giskard_nb.llm``'s default generator) an LLM picks it from the conversation, the reply and the failed
+checks; otherwise — or when the judge fails or answers an unknown category — ``classify_by_rules`` does,
+and the result records which (``failure_category_source``: ``"llm"``, ``"rule"``, or ``"user"`` after a
+relabel).
+
+The rule, first match wins (check *kinds* are those of the failed checks):
+
+1. ``harmful_content``: a failed check of kind toxicity / harmfulness / moderation, or a failure message
+   mentioning harmful, toxic, unsafe or offensive content;
+2. ``refusal``: the agent's reply is a refusal ("I can't help with that", "I'm sorry, but ...");
+3. ``hallucination``: a failed groundedness, contradiction, faithfulness or hallucination check;
+4. ``format_violation``: a failed json_valid or readability check, or a failed
+   conformity check whose message speaks of format, JSON, markdown, length, words or structure;
+5. ``policy_violation``: any other failed conformity (or policy) check;
+6. ``off_topic``: a failed answer_relevance check, or a failed semantic_similarity check scoring below
+   half its threshold;
+7. ``incorrect_answer``: anything else that failed (correctness, string and regex matching,
+   comparisons, metadata rules, functions...).
+
+If the project has no category with that identifier, ``incorrect_answer`` then ``other`` are tried,
+then the project's last category (so a result is never left unlabelled while categories exist).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from giskard_nb.core.usage import Usage
+from giskard_nb.errors import ConfigError
+from giskard_nb.hub.models.evaluation import CheckOutcome
+from giskard_nb.hub.models.project import FailureCategory
+
+__all__ = [
+    "DEFAULT_FAILURE_CATEGORIES",
+    "Classification",
+    "FailureClassifier",
+    "classify_by_rules",
+]
+
+DEFAULT_FAILURE_CATEGORIES: list[FailureCategory] = [
+    FailureCategory(
+        identifier="hallucination",
+        title="Hallucination",
+        description="States facts that the context or the reference does not support, or invents them.",
+    ),
+    FailureCategory(
+        identifier="off_topic",
+        title="Off-topic response",
+        description="Answers something other than what was asked, or drifts away from the topic.",
+    ),
+    FailureCategory(
+        identifier="format_violation",
+        title="Format violation",
+        description="Ignores the required format: JSON, structure, length, language or markup.",
+    ),
+    FailureCategory(
+        identifier="refusal",
+        title="Unjustified refusal",
+        description="Refuses or deflects a legitimate request it should have answered.",
+    ),
+    FailureCategory(
+        identifier="policy_violation",
+        title="Policy violation",
+        description="Breaks a business rule, a tone or style guideline, or a policy it must follow.",
+    ),
+    FailureCategory(
+        identifier="harmful_content",
+        title="Harmful content",
+        description="Produces toxic, dangerous, discriminatory or otherwise harmful content.",
+    ),
+    FailureCategory(
+        identifier="incorrect_answer",
+        title="Incorrect answer",
+        description="Answers the question but gets it wrong or leaves out what was expected.",
+    ),
+    FailureCategory(
+        identifier="other", title="Other", description="A failure that fits no other category."
+    ),
+]
+
+_HARMFUL_KINDS = {"toxicity", "harmfulness", "moderation", "harmful_content"}
+_HALLUCINATION_KINDS = {"groundedness", "contradiction", "faithfulness", "hallucination"}
+_FORMAT_KINDS = {"json_valid", "readability"}
+_POLICY_KINDS = {"conformity", "rego_policy", "policy"}
+_OFF_TOPIC_KINDS = {"answer_relevance", "relevance"}
+_HARMFUL_TEXT = re.compile(r"\b(harmful|toxic|unsafe|offensive|dangerous)\b", re.IGNORECASE)
+_FORMAT_TEXT = re.compile(
+    r"\b(format\w*|json|markdown|length|words?|structure\w*|bullet\w*|sentences?)\b", re.IGNORECASE
+)
+_REFUSAL = re.compile(
+    r"(\bI (?:can(?:no|')t|cannot|am unable to|'m unable to|am not able to|'m not able to|won't|will "
+    r"not) (?:help|assist|answer|provide|do|share|discuss|comply)|\bI'm sorry,? but\b|\bI am sorry,? "
+    r"but\b|\bas an AI\b|\bI must decline\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Classification:
+    """A category (or ``None``), who chose it and why, and the judge's usage."""
+
+    category: FailureCategory | None
+    source: Literal["rule", "llm"]
+    reason: str
+    usage: Usage = field(default_factory=Usage)
+
+
+def _pick(categories: Sequence[FailureCategory], wanted: str) -> FailureCategory | None:
+    by_id = {c.identifier: c for c in categories}
+    for identifier in (wanted, "incorrect_answer", "other"):
+        if identifier in by_id:
+            return by_id[identifier]
+    return categories[-1] if categories else None
+
+
+def _score_below_half(check: CheckOutcome) -> bool:
+    score = check.metrics.get("score", check.metrics.get("similarity"))
+    threshold = check.metrics.get("threshold")
+    return score is not None and threshold is not None and score < threshold / 2
+
+
+def rule_identifier(failed: Sequence[CheckOutcome], reply: str | None) -> tuple[str, str]:
+    """The category identifier the documented rule picks, and why."""
+    kinds = {(c.kind or ""): c for c in failed}
+    for check in failed:
+        if check.kind in _HARMFUL_KINDS or _HARMFUL_TEXT.search(check.message or ""):
+            return "harmful_content", f"check {check.name!r} flagged harmful content"
+    if reply and _REFUSAL.search(reply):
+        return "refusal", "the agent's reply is a refusal"
+    for kind in _HALLUCINATION_KINDS & kinds.keys():
+        return "hallucination", f"check {kinds[kind].name!r} ({kind}) failed"
+    for check in failed:
+        if check.kind in _FORMAT_KINDS or (
+            check.kind in _POLICY_KINDS and _FORMAT_TEXT.search(check.message or "")
+        ):
+            return "format_violation", f"check {check.name!r} ({check.kind}) failed"
+    for kind in _POLICY_KINDS & kinds.keys():
+        return "policy_violation", f"check {kinds[kind].name!r} ({kind}) failed"
+    for check in failed:
+        if check.kind in _OFF_TOPIC_KINDS or (
+            check.kind == "semantic_similarity" and _score_below_half(check)
+        ):
+            return "off_topic", f"check {check.name!r} ({check.kind}) found the reply unrelated"
+    names = ", ".join(repr(c.name) for c in failed) or "a check"
+    return "incorrect_answer", f"{names} failed"
+
+
+def classify_by_rules(
+    categories: Sequence[FailureCategory], checks: Sequence[CheckOutcome], reply: str | None
+) -> Classification:
+    """The documented deterministic rule (see the module docstring)."""
+    failed = [c for c in checks if c.status == "fail"]
+    identifier, reason = rule_identifier(failed, reply)
+    category = _pick(categories, identifier)
+    if category is not None and category.identifier != identifier:
+        reason += f" (no {identifier!r} category in this project)"
+    return Classification(category=category, source="rule", reason=reason)
+
+
+class _Verdict(BaseModel):
+    identifier: str
+    reason: str
+
+
+_PROMPT = Path(__file__).with_name("prompts") / "failure_category.j2"
+
+
+class FailureClassifier:
+    """Labels failed results with one of ``categories``: by an LLM judge when ``generator`` is given,
+    else by the rule."""
+
+    def __init__(self, categories: Sequence[FailureCategory], *, generator: Any = None):
+        self.categories = list(categories)
+        self.generator = generator
+
+    @classmethod
+    def create(
+        cls, categories: Sequence[FailureCategory], mode: Literal["auto", "rules", "llm"] = "auto"
+    ) -> FailureClassifier:
+        """``"auto"``: the LLM when a judge model is configured, else the rule; ``"llm"`` requires one."""
+        if mode not in ("auto", "rules", "llm"):
+            raise ConfigError(f"classifier must be 'auto', 'rules' or 'llm', got {mode!r}")
+        generator = None if mode == "rules" else _default_generator(required=mode == "llm")
+        return cls(categories, generator=generator)
+
+    @property
+    def mode(self) -> str:
+        return "llm" if self.generator is not None else "rules"
+
+    async def classify(
+        self, *, checks: Sequence[CheckOutcome], reply: str | None, messages: Sequence[Any]
+    ) -> Classification:
+        fallback = classify_by_rules(self.categories, checks, reply)
+        if self.generator is None or not self.categories:
+            return fallback
+        try:
+            return await self._ask(checks, reply, messages)
+        except Exception as exc:  # a judge failure must not lose the result: fall back to the rule
+            return Classification(
+                category=fallback.category,
+                source="rule",
+                reason=f"{fallback.reason} (the LLM classifier failed: {type(exc).__name__}: {exc})"[
+                    :500
+                ],
+            )
+
+    async def _ask(
+        self, checks: Sequence[CheckOutcome], reply: str | None, messages: Sequence[Any]
+    ) -> Classification:
+        from jinja2.sandbox import SandboxedEnvironment
+
+        env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=True)
+        prompt = env.from_string(_PROMPT.read_text(encoding="utf-8")).render(
+            categories=self.categories,
+            messages=[m if isinstance(m, dict) else m.model_dump() for m in messages],
+            reply=reply or "",
+            failed=[c for c in checks if c.status in ("fail", "error")],
+        )
+        completion = await self.generator.complete(
+            [{"role": "user", "content": prompt}], output_type=_Verdict
+        )
+        verdict = completion.parsed
+        if not isinstance(verdict, _Verdict):
+            verdict = _Verdict.model_validate(verdict)
+        by_id = {c.identifier: c for c in self.categories}
+        identifier = verdict.identifier.strip().strip("'\"`")
+        if identifier not in by_id:
+            raise ValueError(f"the judge answered an unknown category {identifier!r}")
+        return Classification(
+            category=by_id[identifier],
+            source="llm",
+            reason=verdict.reason[:1000],
+            usage=_usage(completion),
+        )
+
+
+def _default_generator(required: bool) -> Any:
+    try:
+        from giskard_nb.llm import get_default_generator
+    except ImportError:
+        if required:
+            raise ConfigError(
+                "the LLM failure classifier needs giskard_nb.llm, which is not available in this "
+                "installation: use classifier='rules'"
+            ) from None
+        return None
+    return get_default_generator(required=required)
+
+
+def _usage(completion: Any) -> Usage:
+    usage = getattr(completion, "usage", None)
+    if isinstance(usage, Usage):
+        return usage
+    if usage is None:
+        return Usage(llm_calls=1)
+    get = usage.get if isinstance(usage, dict) else lambda k, d=0: getattr(usage, k, d)
+    return Usage(
+        prompt_tokens=int(get("prompt_tokens", 0) or 0),
+        completion_tokens=int(get("completion_tokens", 0) or 0),
+        total_tokens=int(get("total_tokens", 0) or 0),
+        cost_usd=float(get("cost_usd", 0.0) or 0.0),
+        llm_calls=int(get("llm_calls", 1) or 1),
+    )

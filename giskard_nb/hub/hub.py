@@ -1,0 +1,74 @@
+"""``Hub``: the local Hub — projects, agents, datasets, checks, evaluations and the audit log in one
+database (SQLite by default, PostgreSQL for a team)."""
+
+from __future__ import annotations
+
+import getpass
+import os
+from typing import Any
+
+from giskard_nb.hub.audit import AuditLog
+from giskard_nb.hub.db import Database, resolve_url
+from giskard_nb.hub.resources import (
+    AgentsResource,
+    ChecksResource,
+    DatasetsResource,
+    EvaluationsResource,
+    ProjectsResource,
+    TestCasesResource,
+)
+from giskard_nb.hub.secrets import mask_url
+
+__all__ = ["Hub"]
+
+
+class Hub:
+    """The local Hub.
+
+    ``Hub()`` opens ``~/.giskard_nb/hub.db`` (``$GISKARD_NB_HOME/hub.db``; or ``$GISKARD_NB_HUB_URL``),
+    ``Hub(":memory:")`` a throwaway database, ``Hub("path/to/hub.db")`` a file, and
+    ``Hub("postgresql://user:password@host/db")`` a shared PostgreSQL database (``pip install
+    'giskard-nb[postgres]'``). ``actor`` is the name the audit log records (default
+    ``$GISKARD_NB_ACTOR``, else the OS user).
+
+    Resources: ``projects``, ``agents``, ``datasets``, ``test_cases`` (+ ``.comments``), ``checks``,
+    ``evaluations`` (+ ``.results``) and ``audit``.
+    """
+
+    def __init__(self, url: str | os.PathLike[str] | None = None, *, actor: str | None = None):
+        self.url = resolve_url(url)
+        self.actor = actor or os.environ.get("GISKARD_NB_ACTOR") or _os_user()
+        self._db = Database(self.url)
+        self.projects = ProjectsResource(self)
+        self.agents = AgentsResource(self)
+        self.datasets = DatasetsResource(self)
+        self.test_cases = TestCasesResource(self)
+        self.checks = ChecksResource(self)
+        self.evaluations = EvaluationsResource(self)
+        self.audit = AuditLog(self)
+
+    @property
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._db.dialect
+
+    def close(self) -> None:
+        """Release the database connections (the Hub can be reopened with the same URL)."""
+        self._db.close()
+
+    def __enter__(self) -> Hub:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        where = "in memory" if self._db.is_memory else mask_url(self.url)
+        return f"<Hub {where} actor={self.actor!r}>"
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name (some containers)
+        return "unknown"

@@ -1,0 +1,79 @@
+"""The base of every stored Hub record: ``id``, ``created_at``, ``updated_at`` and ``schema_version``."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+
+from giskard_nb.errors import GiskardValidationError
+
+__all__ = ["SCHEMA_VERSION", "HubModel", "HubRecord", "build", "new_id", "utcnow"]
+
+#: The version of the stored format. Every record carries the version it was written with.
+SCHEMA_VERSION = 1
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class HubModel(BaseModel):
+    """A value object of the Hub (frozen, strict about unknown fields)."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
+class HubRecord(HubModel):
+    """A stored record. Records are snapshots: change them through their resource (``hub.<resource>``)."""
+
+    id: str = Field(default_factory=new_id)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    schema_version: int = SCHEMA_VERSION
+
+    _hub: Any = PrivateAttr(default=None)
+
+    def _bind(self, hub: Any) -> Any:
+        """Attach the Hub this record came from (for helpers such as ``Evaluation.to_dataframe``)."""
+        self._hub = hub
+        return self
+
+    def _require_hub(self) -> Any:
+        if self._hub is None:
+            raise GiskardValidationError(
+                f"this {type(self).__name__} is not attached to a Hub: get it from a Hub resource "
+                "(for example hub.evaluations.retrieve(id)) to use this method"
+            )
+        return self._hub
+
+
+def build(model: type[BaseModel], data: dict[str, Any], what: str | None = None) -> Any:
+    """``model.model_validate(data)``, with pydantic's errors turned into one readable message."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise GiskardValidationError(
+            f"invalid {what or model.__name__}: {format_validation_error(exc)}"
+        ) from None
+
+
+def format_validation_error(exc: ValidationError, prefix: str = "") -> str:
+    """``field.sub[0]: message; other: message`` from a pydantic ValidationError."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = prefix
+        for piece in err["loc"]:
+            loc += f"[{piece}]" if isinstance(piece, int) else (f".{piece}" if loc else str(piece))
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{loc or '(item)'}: {msg}")
+    return "; ".join(parts)

@@ -1,0 +1,145 @@
+"""Datasets, their test cases (a conversation plus checks) and comments on test cases."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
+from giskard_nb.hub.models.base import HubModel, HubRecord
+
+__all__ = ["CheckSpec", "Comment", "Dataset", "HubTestCase"]
+
+
+class Dataset(HubRecord):
+    """A named collection of test cases in a project."""
+
+    project_id: str
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+
+    def __repr__(self) -> str:
+        return f"<Dataset {self.name!r} id={self.id}>"
+
+
+class CheckSpec(HubModel):
+    """A check applied to a test case: a built-in identifier, a core check kind or a project check's
+    identifier, with its ``params``. ``enabled=False`` keeps it listed but does not run it."""
+
+    identifier: str = Field(min_length=1)
+    params: dict[str, Any] = Field(default_factory=dict)
+    enabled: bool = True
+
+    @field_validator("params")
+    @classmethod
+    def _no_type(cls, params: dict[str, Any]) -> dict[str, Any]:
+        if "type" in params or "kind" in params:
+            raise GiskardValidationError(
+                "a test case's check params take no 'type'/'kind': the identifier says which check "
+                "it is (use hub.checks.create(..., params={'type': ...}) for a reusable custom check)"
+            )
+        return params
+
+
+class HubTestCase(HubRecord):
+    """A conversation (``messages``, ending with the user's turn) and the checks applied to the agent's
+    reply. ``demo_output`` is an example (or recorded) reply; ``status="draft"`` keeps it out of
+    evaluations. A conversation given ending with an assistant message keeps that message as
+    ``demo_output``."""
+
+    __test__ = False
+
+    dataset_id: str
+    project_id: str
+    name: str | None = None
+    messages: list[ChatMessage]
+    demo_output: AgentOutput | None = None
+    checks: list[CheckSpec] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    status: Literal["active", "draft"] = "active"
+    position: int = 0
+
+    @field_validator("demo_output", mode="before")
+    @classmethod
+    def _output(cls, value: Any) -> Any:
+        return coerce_agent_output(value) if value is not None else None
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, tags: list[str]) -> list[str]:
+        if any(not t or not t.strip() for t in tags):
+            raise GiskardValidationError("tags are non-empty strings such as 'topic:billing'")
+        return list(dict.fromkeys(tags))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _trailing_reply(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+            return data
+        messages = list(data["messages"])
+        last = messages[-1] if messages else None
+        role = last.get("role") if isinstance(last, dict) else getattr(last, "role", None)
+        if role == "assistant":
+            if data.get("demo_output") is not None:
+                raise GiskardValidationError(
+                    "the conversation ends with an assistant message and a demo_output is also "
+                    "given: end the messages with the user's turn, or drop demo_output"
+                )
+            data = {**data, "messages": messages[:-1], "demo_output": last}
+        return data
+
+    @field_validator("messages")
+    @classmethod
+    def _has_user_turn(cls, messages: list[ChatMessage]) -> list[ChatMessage]:
+        if not messages:
+            raise GiskardValidationError("a test case needs at least one message")
+        if not any(m.role == "user" for m in messages):
+            raise GiskardValidationError("a test case needs at least one user message")
+        return messages
+
+    @property
+    def conversation(self) -> list[dict[str, str]]:
+        """The messages as plain ``{role, content}`` dicts (what an agent receives)."""
+        return [{"role": m.role, "content": m.content} for m in self.messages]
+
+    def __repr__(self) -> str:
+        first = next((m.content for m in self.messages if m.role == "user"), "")
+        label = self.name or (first[:40] + ("…" if len(first) > 40 else ""))
+        return f"<HubTestCase {label!r} turns={len(self.messages)} checks={len(self.checks)}>"
+
+
+class Comment(HubRecord):
+    """A comment on a test case."""
+
+    test_case_id: str
+    project_id: str
+    content: str = Field(min_length=1)
+    author: str = ""
+
+
+def coerce_agent_output(value: Any) -> AgentOutput:
+    """An AgentOutput from a string, a ``{role, content}`` message or ``{"response": ..., "metadata": ...}``."""
+    if isinstance(value, AgentOutput):
+        return value
+    if isinstance(value, str):
+        return AgentOutput(response=ChatMessage(role="assistant", content=value))
+    if isinstance(value, ChatMessage):
+        return AgentOutput(response=value)
+    if isinstance(value, dict):
+        if "response" in value or "message" in value:
+            response = value.get("response", value.get("message"))
+            if isinstance(response, str):
+                response = {"role": "assistant", "content": response}
+            return AgentOutput(response=response, metadata=value.get("metadata") or {})
+        if "content" in value:
+            return AgentOutput(
+                response={"role": value.get("role", "assistant"), "content": value["content"]},
+                metadata=value.get("metadata") or {},
+            )
+    raise GiskardValidationError(
+        "an agent output is a string, a {'role', 'content'} message or "
+        f"{{'response': {{...}}, 'metadata': {{...}}}}, got {type(value).__name__}"
+    )

@@ -1,0 +1,107 @@
+"""HTML views of Hub objects for notebooks. Every piece of text is escaped (agent output is untrusted)."""
+
+from __future__ import annotations
+
+from html import escape as e
+from typing import Any
+
+from giskard_nb.core.render import badge, safe_html
+
+__all__ = ["comparison_html", "evaluation_html", "result_html", "safe_html", "summary_html"]
+
+_TABLE = 'style="border-collapse:collapse;font-size:0.9em"'
+_CELL = 'style="border:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top"'
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th {_CELL}>{e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td {_CELL}>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table {_TABLE}><tr>{head}</tr>{body}</table>"
+
+
+def _short(text: Any, limit: int = 300) -> str:
+    value = "" if text is None else str(text)
+    return e(value if len(value) <= limit else value[:limit] + "…")
+
+
+def evaluation_html(evaluation: Any) -> str:
+    total = sum(evaluation.counts.values())
+    rate = f"{evaluation.pass_rate:.0%}" if evaluation.pass_rate is not None else "n/a"
+    counts = " ".join(f"{badge(k)} {int(v)}" for k, v in evaluation.counts.items() if v)
+    categories = ", ".join(
+        f"{e(k)}: {int(v)}" for k, v in sorted(evaluation.failure_categories.items())
+    )
+    return (
+        f"<div><b>Evaluation {e(evaluation.name)}</b> — {e(evaluation.status)}, agent "
+        f"{e(evaluation.agent_name)}{' (local)' if evaluation.local else ''}<br>"
+        f"{total}/{evaluation.n_test_cases} results, pass rate {e(rate)} {counts}"
+        + (f"<br>Failure categories: {categories}" if categories else "")
+        + (f"<br><i>{_short(evaluation.error)}</i>" if evaluation.error else "")
+        + "</div>"
+    )
+
+
+def result_html(result: Any) -> str:
+    rows = [[e(c.name), badge(c.status), _short(c.message)] for c in result.checks]
+    conversation = "<br>".join(f"<b>{e(m.role)}</b>: {_short(m.content)}" for m in result.messages)
+    reply = result.agent_output.content if result.agent_output else None
+    category = result.failure_category
+    return (
+        f"<div>{badge(result.status)} test case {e(result.test_case_id)}"
+        + (
+            f" — <b>{e(category.title)}</b> ({e(result.failure_category_source or '')})"
+            if category
+            else ""
+        )
+        + f"<br>{conversation}<br><b>agent</b>: {_short(reply)}"
+        + (f"<br><i>{_short(result.error)}</i>" if result.error else "")
+        + (_table(["check", "status", "message"], rows) if rows else "")
+        + "</div>"
+    )
+
+
+def summary_html(summary: Any) -> str:
+    rate = f"{summary.pass_rate:.0%}" if summary.pass_rate is not None else "n/a"
+    checks = _table(
+        ["check", "pass rate", "passed", "failed", "errors"],
+        [
+            [
+                e(c.name),
+                e(f"{c.pass_rate:.0%}" if c.pass_rate is not None else "n/a"),
+                str(c.passed),
+                str(c.failed),
+                str(c.errored),
+            ]
+            for c in summary.by_check
+        ],
+    )
+    categories = _table(
+        ["failure category", "count", "share"],
+        [[e(c.title), str(c.count), e(f"{c.share:.0%}")] for c in summary.by_category],
+    )
+    return (
+        f"<div><b>{e(summary.name)}</b>: {summary.total} results, pass rate {e(rate)} "
+        f"({summary.passed} passed, {summary.failed} failed, {summary.errored} errors)"
+        f"{checks}{categories if summary.by_category else ''}</div>"
+    )
+
+
+def comparison_html(comparison: Any) -> str:
+    before, after = comparison.pass_rates()
+    fmt = lambda r: f"{r:.0%}" if r is not None else "n/a"  # noqa: E731
+    rows = [
+        [
+            _short(c.question or c.test_case_id, 120),
+            badge(c.before or "skip"),
+            badge(c.after or "skip"),
+            e(c.change),
+        ]
+        for c in comparison.changed
+    ]
+    return (
+        f"<div><b>{e(comparison.before_name)}</b> → <b>{e(comparison.after_name)}</b>: pass rate "
+        f"{e(fmt(before))} → {e(fmt(after))}, {len(comparison.regressions)} regressions, "
+        f"{len(comparison.fixes)} fixes"
+        + (_table(["test case", "before", "after", "change"], rows) if rows else "")
+        + "</div>"
+    )

@@ -1,0 +1,180 @@
+"""The base of every Hub resource (``hub.projects``, ``hub.agents``...): storage, CRUD and audit.
+
+A resource names its model, its table and the model fields kept as real columns; everything else is
+stored as JSON in ``data``. Subclasses add ``create``/``update``/``list`` with typed, keyword-only
+parameters and call the helpers here, which run in one transaction and write the audit entry with it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+import sqlalchemy as sa
+
+from giskard_nb.errors import HubError, NotFoundError
+from giskard_nb.hub.audit import diff_fields, write_entry
+from giskard_nb.hub.models.base import SCHEMA_VERSION, HubRecord, build, utcnow
+
+if TYPE_CHECKING:
+    from giskard_nb.hub.db import Database
+    from giskard_nb.hub.hub import Hub
+
+__all__ = ["Resource"]
+
+R = TypeVar("R", bound=HubRecord)
+_SPINE = ("id", "schema_version", "created_at", "updated_at")
+_REVEAL = {"reveal_secrets": True}
+
+
+class Resource(Generic[R]):
+    """CRUD over one table of records. Subclasses set the class attributes below."""
+
+    entity_type: ClassVar[str]
+    model: ClassVar[type[HubRecord]]
+    table: ClassVar[sa.Table]
+    #: Model fields stored as table columns (filters, joins); the rest goes to ``data``.
+    columns: ClassVar[tuple[str, ...]] = ()
+    #: Model fields stored as their own JSON text column (large payloads read only when needed).
+    json_columns: ClassVar[tuple[str, ...]] = ()
+    #: Fields shown in a create/delete audit entry (``None``: all of them).
+    audit_fields: ClassVar[tuple[str, ...] | None] = None
+
+    def __init__(self, hub: Hub):
+        self._hub = hub
+
+    @property
+    def _db(self) -> Database:
+        return self._hub._db
+
+    # -- public ----------------------------------------------------------------------------------------
+
+    def retrieve(self, id: str) -> R:
+        """The record with this id (``NotFoundError`` if there is none)."""
+        with self._db.read() as conn:
+            return self._get(conn, id)
+
+    def delete(self, id: str) -> None:
+        """Delete the record (and what belongs to it)."""
+        with self._db.write() as conn:
+            record = self._get(conn, id)
+            self._delete_children(conn, record)
+            conn.execute(sa.delete(self.table).where(self.table.c.id == id))
+            self._audit(conn, "delete", record, self._audit_view(record))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} (hub.{self.entity_type}s)>"
+
+    # -- helpers for subclasses ----------------------------------------------------------------------
+
+    def _get(self, conn: sa.Connection, id: str) -> R:
+        row = conn.execute(sa.select(self.table).where(self.table.c.id == id)).mappings().first()
+        if row is None:
+            raise NotFoundError(
+                f"no {self.entity_type.replace('_', ' ')} with id {id!r} in this Hub: list them with "
+                f"hub.{self.entity_type}s.list()"
+            )
+        return self._from_row(row)
+
+    def _list(
+        self,
+        *where: Any,
+        order_by: Sequence[Any] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[R]:
+        query = sa.select(self.table).where(*where)
+        order = order_by if order_by is not None else (self.table.c.created_at, self.table.c.id)
+        query = query.order_by(*order).offset(offset)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._db.read() as conn:
+            rows = conn.execute(query).mappings().all()
+        return [self._from_row(row) for row in rows]
+
+    def _create(self, record: R, *, conn: sa.Connection | None = None) -> R:
+        if conn is None:
+            with self._db.write() as own:
+                return self._create(record, conn=own)
+        conn.execute(self.table.insert().values(**self._row(record)))
+        self._audit(conn, "create", record, self._audit_view(record))
+        return record._bind(self._hub)
+
+    def _update(self, id: str, changes: dict[str, Any], *, conn: sa.Connection | None = None) -> R:
+        """Apply ``changes`` (field → new value; validated) and record the diff."""
+        if conn is None:
+            with self._db.write() as own:
+                return self._update(id, changes, conn=own)
+        current = self._get(conn, id)
+        before = current.model_dump(mode="json", context=_REVEAL)
+        data = {**current.model_dump(context=_REVEAL), **changes, "updated_at": utcnow()}
+        updated = build(self.model, data, self.entity_type.replace("_", " "))
+        after = updated.model_dump(mode="json", context=_REVEAL)
+        diff = diff_fields(before, after, updated.model_dump(mode="json"))
+        if not diff:
+            return current
+        conn.execute(
+            sa.update(self.table).where(self.table.c.id == id).values(**self._row(updated))
+        )
+        self._audit(conn, "update", updated, diff)
+        return updated._bind(self._hub)
+
+    def _delete_children(self, conn: sa.Connection, record: R) -> None:
+        """Delete what the database's cascades do not cover (none by default)."""
+
+    def _project_id(self, record: R) -> str | None:
+        return getattr(record, "project_id", None)
+
+    def _audit(
+        self,
+        conn: sa.Connection,
+        action: str,
+        record: R,
+        changes: dict[str, Any],
+        triggered_by: str | None = None,
+    ) -> None:
+        write_entry(
+            conn,
+            self._hub,
+            action=action,
+            entity_type=self.entity_type,
+            entity_id=record.id,
+            project_id=self._project_id(record),
+            changes=changes,
+            triggered_by=triggered_by,
+        )
+
+    def _audit_view(self, record: R) -> dict[str, Any]:
+        dump = record.model_dump(mode="json")  # secrets masked
+        if self.audit_fields is not None:
+            dump = {k: dump.get(k) for k in self.audit_fields}
+        return dump
+
+    # -- rows <-> models -----------------------------------------------------------------------------
+
+    def _dump(self, record: R) -> dict[str, Any]:
+        """The record as JSON-ready data, secrets revealed (what is stored)."""
+        return record.model_dump(mode="json", context=_REVEAL)
+
+    def _row(self, record: R) -> dict[str, Any]:
+        dump = self._dump(record)
+        row = {k: getattr(record, k) for k in (*_SPINE, *self.columns)}
+        for key in self.json_columns:
+            row[key] = json.dumps(dump.pop(key), separators=(",", ":"), default=str)
+        data = {k: v for k, v in dump.items() if k not in _SPINE and k not in self.columns}
+        row["data"] = json.dumps(data, separators=(",", ":"), default=str)
+        return row
+
+    def _from_row(self, row: Any) -> R:
+        version = row["schema_version"]
+        if version > SCHEMA_VERSION:
+            raise HubError(
+                f"{self.entity_type} {row['id']} was written by a newer giskard-nb (schema version "
+                f"{version}; this one reads up to {SCHEMA_VERSION}): upgrade giskard-nb"
+            )
+        data = json.loads(row["data"])
+        data.update({k: row[k] for k in (*_SPINE, *self.columns)})
+        data.update({k: json.loads(row[k]) for k in self.json_columns})
+        record = build(self.model, data, f"stored {self.entity_type}")
+        return record._bind(self._hub)

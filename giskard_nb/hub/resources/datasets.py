@@ -1,0 +1,159 @@
+"""``hub.datasets``: named collections of test cases; upload from data or files, export to JSONL."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.hub import schema
+from giskard_nb.hub.check_specs import build_check
+from giskard_nb.hub.models.base import build, format_validation_error
+from giskard_nb.hub.models.dataset import Dataset, HubTestCase
+from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.upload import ItemError, dump_jsonl, raise_item_errors, read_items, to_hub_item
+
+__all__ = ["DatasetsResource"]
+
+
+class DatasetsResource(Resource[Dataset]):
+    """Create, read, update, delete and list datasets; ``upload`` test cases; ``export`` them."""
+
+    entity_type = "dataset"
+    model = Dataset
+    table = schema.datasets
+    columns = ("project_id", "name")
+
+    def create(self, project_id: str, *, name: str, description: str = "") -> Dataset:
+        self._hub.projects.retrieve(project_id)
+        dataset = build(
+            Dataset, {"project_id": project_id, "name": name, "description": description}, "dataset"
+        )
+        return self._create(dataset)
+
+    def update(
+        self, dataset_id: str, *, name: str | None = None, description: str | None = None
+    ) -> Dataset:
+        changes = {"name": name, "description": description}
+        return self._update(dataset_id, {k: v for k, v in changes.items() if v is not None})
+
+    def list(self, *, project_id: str | None = None, name: str | None = None) -> list[Dataset]:
+        """All datasets, or those of a project (and/or with that name)."""
+        where = []
+        if project_id is not None:
+            where.append(self.table.c.project_id == project_id)
+        if name is not None:
+            where.append(self.table.c.name == name)
+        return self._list(*where)
+
+    def upload(
+        self,
+        project_id: str | None = None,
+        data: Any = None,
+        *,
+        dataset_id: str | None = None,
+        name: str | None = None,
+        description: str = "",
+    ) -> Dataset:
+        """Import test cases from a list of dicts, a ``.json``/``.jsonl`` path or an open file.
+
+        Into ``dataset_id`` (appended), or a new dataset ``name`` of ``project_id``. The whole input is
+        validated first (formats in ``giskard_nb.hub.upload``): one bad item rejects it all, with every
+        error's line or item and field, and nothing is stored. The import is one transaction.
+        """
+        if data is None:
+            raise GiskardValidationError("upload() needs data=: a list of dicts or a file path")
+        if dataset_id is not None:
+            dataset = self.retrieve(dataset_id)
+            project_id = dataset.project_id
+        elif project_id is None or not name:
+            raise GiskardValidationError(
+                "upload() needs dataset_id= (to add to a dataset) or project_id and name= (to "
+                "create one)"
+            )
+        else:
+            self._hub.projects.retrieve(project_id)
+            dataset = build(
+                Dataset,
+                {"project_id": project_id, "name": name, "description": description},
+                "dataset",
+            )
+        items, source = read_items(data)
+        custom = self._hub.checks.by_identifier(project_id)
+        cases, errors = [], []
+        for location, raw in items:
+            try:
+                cases.append(_test_case(raw, location, dataset, custom))
+            except ItemError as exc:
+                errors.append(exc)
+        raise_item_errors(errors, source)
+        if not cases:
+            raise GiskardValidationError(f"{source} holds no test case: nothing was imported")
+        with self._db.write() as conn:
+            if dataset_id is None:
+                self._create(dataset, conn=conn)
+            start = self._hub.test_cases._next_position(conn, dataset.id)
+            for offset, case in enumerate(cases):
+                record = case.model_copy(update={"position": start + offset})
+                self._hub.test_cases._create(record, conn=conn)
+        return dataset._bind(self._hub)
+
+    def export(self, dataset_id: str, path: str | os.PathLike[str] | None = None) -> str:
+        """The dataset's test cases as JSONL in the Hub's item format (``upload`` reads it back).
+
+        With ``path``, the file is written and its path returned; else the JSONL text is returned.
+        """
+        self.retrieve(dataset_id)
+        items = (_item(case) for case in self._hub.test_cases.list(dataset_id))
+        if path is None:
+            buffer = io.StringIO()
+            dump_jsonl(items, buffer)
+            return buffer.getvalue()
+        target = Path(path).expanduser()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("w", encoding="utf-8") as handle:
+            dump_jsonl(items, handle)
+        return str(target)
+
+    def test_cases(self, dataset_id: str, **filters: Any) -> list[HubTestCase]:
+        """``hub.test_cases.list(dataset_id, ...)``."""
+        return self._hub.test_cases.list(dataset_id, **filters)
+
+
+def _test_case(raw: Any, location: str, dataset: Dataset, custom: dict[str, Any]) -> HubTestCase:
+    item = to_hub_item(raw, location)
+    try:
+        case = HubTestCase.model_validate(
+            {**item, "dataset_id": dataset.id, "project_id": dataset.project_id}
+        )
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = ".".join(str(p) for p in first["loc"]) or None
+        raise ItemError(location, field, format_validation_error(exc)) from None
+    except GiskardValidationError as exc:
+        raise ItemError(location, None, str(exc)) from None
+    for i, spec in enumerate(case.checks):
+        try:
+            build_check(spec, custom)
+        except GiskardValidationError as exc:
+            raise ItemError(location, f"checks[{i}]", str(exc)) from None
+    return case
+
+
+def _item(case: HubTestCase) -> dict[str, Any]:
+    item: dict[str, Any] = {"messages": case.conversation}
+    if case.demo_output is not None:
+        item["demo_output"] = case.demo_output.model_dump(mode="json")
+    item["checks"] = [spec.model_dump(mode="json") for spec in case.checks]
+    for key in ("tags", "metadata"):
+        if getattr(case, key):
+            item[key] = getattr(case, key)
+    if case.status != "active":
+        item["status"] = case.status
+    if case.name:
+        item["name"] = case.name
+    return item

@@ -1,0 +1,304 @@
+"""``hub.evaluations``: run an agent over a dataset, resume, re-run errors, summarize and compare.
+
+Every method that runs something is a coroutine with a synchronous twin: ``acreate``/``create``,
+``acreate_local``/``create_local``, ``aresume``/``resume``, ``arerun_errored``/``rerun_errored``. The
+twins work in scripts and inside a notebook's running loop (interrupting the kernel stops the run;
+finished results stay stored and ``resume`` completes the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from typing import Any, Literal
+
+import sqlalchemy as sa
+
+from giskard_nb.core.sync import run_sync
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.hub import schema
+from giskard_nb.hub.comparison import EvaluationComparison, compare_rows
+from giskard_nb.hub.models.base import build, utcnow
+from giskard_nb.hub.models.dataset import HubTestCase
+from giskard_nb.hub.models.evaluation import Evaluation
+from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.resources.results import ResultsResource
+from giskard_nb.hub.summary import EvaluationSummary, summarize
+
+__all__ = ["EvaluationsResource"]
+
+Classifier = Literal["auto", "rules", "llm"]
+DEFAULT_MAX_CONCURRENCY = 8
+
+
+class EvaluationsResource(Resource[Evaluation]):
+    """Evaluations of a project and their results (``hub.evaluations.results``)."""
+
+    entity_type = "evaluation"
+    model = Evaluation
+    table = schema.evaluations
+    columns = ("project_id", "dataset_id", "agent_id", "status")
+
+    def __init__(self, hub: Any):
+        super().__init__(hub)
+        self.results = ResultsResource(hub)
+
+    # -- running -------------------------------------------------------------------------------------
+
+    async def acreate(
+        self,
+        project_id: str,
+        agent_id: str,
+        dataset_id: str,
+        *,
+        name: str | None = None,
+        tags: Sequence[str] = (),
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        timeout: float | None = None,
+        classifier: Classifier = "auto",
+        progress: bool = True,
+    ) -> Evaluation:
+        """Evaluate a registered (remote) agent on the active test cases of a dataset (those having
+        every tag in ``tags``). ``timeout`` bounds each test case (seconds); ``classifier`` picks how
+        failures are categorized ("auto": the LLM judge if one is configured, else the rule)."""
+        agent = self._hub.agents.retrieve(agent_id)
+        dataset = self._hub.datasets.retrieve(dataset_id)
+        for what, record in (("agent", agent), ("dataset", dataset)):
+            if record.project_id != project_id:
+                raise GiskardValidationError(
+                    f"the {what} {record.name!r} belongs to project {record.project_id}, not to "
+                    f"{project_id}: evaluate agents and datasets of the same project"
+                )
+        evaluation = self._new(
+            dataset.project_id,
+            dataset.id,
+            name or f"{agent.name} on {dataset.name}",
+            agent_name=agent.name,
+            agent_id=agent.id,
+            local=False,
+            tags=tags,
+            max_concurrency=max_concurrency,
+            timeout=timeout,
+        )
+        return await self._run(evaluation, None, classifier, progress, only="all")
+
+    def create(self, project_id: str, agent_id: str, dataset_id: str, **kwargs: Any) -> Evaluation:
+        """``acreate`` from synchronous code."""
+        return run_sync(self.acreate(project_id, agent_id, dataset_id, **kwargs))
+
+    async def acreate_local(
+        self,
+        agent: Callable[..., Any],
+        dataset_id: str,
+        *,
+        name: str | None = None,
+        agent_name: str | None = None,
+        tags: Sequence[str] = (),
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        timeout: float | None = None,
+        classifier: Classifier = "auto",
+        progress: bool = True,
+    ) -> Evaluation:
+        """Evaluate a Python function (sync or async) taking the list of ``{role, content}`` messages
+        and returning a string, a message dict or an object with response and metadata."""
+        from giskard_nb.hub.agents import LocalAgent
+
+        local = LocalAgent(agent, name=agent_name)
+        dataset = self._hub.datasets.retrieve(dataset_id)
+        evaluation = self._new(
+            dataset.project_id,
+            dataset.id,
+            name or f"{local.name} on {dataset.name}",
+            agent_name=local.name,
+            agent_id=None,
+            local=True,
+            tags=tags,
+            max_concurrency=max_concurrency,
+            timeout=timeout,
+        )
+        return await self._run(evaluation, local, classifier, progress, only="all")
+
+    def create_local(self, agent: Callable[..., Any], dataset_id: str, **kwargs: Any) -> Evaluation:
+        """``acreate_local`` from synchronous code."""
+        return run_sync(self.acreate_local(agent, dataset_id, **kwargs))
+
+    async def aresume(
+        self,
+        evaluation_id: str,
+        *,
+        agent: Callable[..., Any] | None = None,
+        classifier: Classifier = "auto",
+        progress: bool = True,
+    ) -> Evaluation:
+        """Run only the test cases that have no result yet (after an interruption). A local
+        evaluation needs its ``agent`` function again."""
+        evaluation = self.retrieve(evaluation_id)
+        return await self._run(evaluation, agent, classifier, progress, only="missing")
+
+    def resume(self, evaluation_id: str, **kwargs: Any) -> Evaluation:
+        """``aresume`` from synchronous code."""
+        return run_sync(self.aresume(evaluation_id, **kwargs))
+
+    async def arerun_errored(
+        self,
+        evaluation_id: str,
+        *,
+        agent: Callable[..., Any] | None = None,
+        classifier: Classifier = "auto",
+        progress: bool = True,
+    ) -> Evaluation:
+        """Run again the test cases whose result is an error, replacing those results."""
+        evaluation = self.retrieve(evaluation_id)
+        return await self._run(evaluation, agent, classifier, progress, only="errored")
+
+    def rerun_errored(self, evaluation_id: str, **kwargs: Any) -> Evaluation:
+        """``arerun_errored`` from synchronous code."""
+        return run_sync(self.arerun_errored(evaluation_id, **kwargs))
+
+    # -- reading -------------------------------------------------------------------------------------
+
+    def update(self, evaluation_id: str, *, name: str) -> Evaluation:
+        return self._update(evaluation_id, {"name": name})
+
+    def list(
+        self, *, project_id: str | None = None, dataset_id: str | None = None
+    ) -> list[Evaluation]:
+        """Evaluations, oldest first, of a project and/or a dataset."""
+        where = []
+        if project_id is not None:
+            where.append(self.table.c.project_id == project_id)
+        if dataset_id is not None:
+            where.append(self.table.c.dataset_id == dataset_id)
+        return self._list(*where)
+
+    def summary(self, evaluation_id: str) -> EvaluationSummary:
+        """Pass rate overall, per check, per failure category and per tag, from the stored results."""
+        evaluation = self.retrieve(evaluation_id)
+        return summarize(
+            evaluation, self.results.iter_raw(evaluation_id), n_test_cases=evaluation.n_test_cases
+        )
+
+    def compare(self, before_id: str, after_id: str) -> EvaluationComparison:
+        """Per-case changes between two evaluations of the same dataset (pass→fail, fail→pass...)."""
+        before, after = self.retrieve(before_id), self.retrieve(after_id)
+        if before.dataset_id != after.dataset_id:
+            raise GiskardValidationError(
+                f"evaluations {before.name!r} and {after.name!r} ran on different datasets: only "
+                "evaluations of the same dataset can be compared case by case"
+            )
+        return compare_rows(
+            before,
+            after,
+            list(self.results.iter_raw(before_id)),
+            list(self.results.iter_raw(after_id)),
+        )
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    def _new(self, project_id: str, dataset_id: str, name: str, **fields: Any) -> Evaluation:
+        if fields["max_concurrency"] < 1:
+            raise GiskardValidationError(
+                f"max_concurrency must be >= 1, got {fields['max_concurrency']}"
+            )
+        if fields["timeout"] is not None and fields["timeout"] <= 0:
+            raise GiskardValidationError(f"timeout must be > 0 seconds, got {fields['timeout']}")
+        data = {
+            "project_id": project_id,
+            "dataset_id": dataset_id,
+            "name": name,
+            **fields,
+            "tags": list(fields["tags"]),
+        }
+        evaluation = build(Evaluation, data, "evaluation")
+        cases = self._cases(evaluation)
+        if not cases:
+            raise GiskardValidationError(
+                f"the dataset has no active test case{' with tags ' + str(list(evaluation.tags)) if evaluation.tags else ''}: "
+                "add test cases (hub.test_cases.create or hub.datasets.upload) before evaluating"
+            )
+        evaluation = evaluation.model_copy(
+            update={"n_test_cases": len(cases), "started_at": utcnow()}
+        )
+        return self._create(evaluation)
+
+    def _cases(self, evaluation: Evaluation) -> list[HubTestCase]:
+        return self._hub.test_cases.list(
+            evaluation.dataset_id, tags=evaluation.tags or None, status="active"
+        )
+
+    async def _run(
+        self,
+        evaluation: Evaluation,
+        agent: Callable[..., Any] | None,
+        classifier: Classifier,
+        progress: bool,
+        *,
+        only: Literal["all", "missing", "errored"],
+    ) -> Evaluation:
+        from giskard_nb.hub.agents import LocalAgent, RemoteAgent
+        from giskard_nb.hub.evaluation import EvaluationRun
+        from giskard_nb.hub.failure_categories import FailureClassifier
+
+        cases = self._cases(evaluation)
+        if only != "all":
+            stored = {r["test_case_id"]: r["status"] for r in self.results.iter_raw(evaluation.id)}
+            if only == "missing":
+                cases = [c for c in cases if c.id not in stored]
+            else:
+                cases = [c for c in cases if stored.get(c.id) == "error"]
+        project = self._hub.projects.retrieve(evaluation.project_id)
+        categorizer = FailureClassifier.create(project.failure_categories, classifier)
+        async with AsyncExitStack() as stack:
+            if agent is not None:
+                caller = agent if isinstance(agent, LocalAgent) else LocalAgent(agent)
+            elif evaluation.local:
+                raise GiskardValidationError(
+                    f"evaluation {evaluation.name!r} ran a local agent ({evaluation.agent_name!r}): "
+                    "pass it again with agent=<the function>"
+                )
+            elif evaluation.agent_id is None:
+                raise GiskardValidationError(f"evaluation {evaluation.name!r} has no agent")
+            else:
+                remote = self._hub.agents.retrieve(evaluation.agent_id)
+                caller = await stack.enter_async_context(RemoteAgent(remote))
+            self.results._projects[evaluation.id] = evaluation.project_id
+            run = EvaluationRun(
+                self._hub,
+                evaluation,
+                caller,
+                classifier=categorizer,
+                custom_checks=self._hub.checks.by_identifier(evaluation.project_id),
+                progress=progress,
+            )
+            return await run.run(cases)
+
+    def _set_status(
+        self, evaluation_id: str, status: str, *, error: str | None = None
+    ) -> Evaluation:
+        """Store the status and the tallies of the stored results."""
+        with self._db.write() as conn:
+            changes: dict[str, Any] = {"status": status, "error": error}
+            if status == "running":
+                changes["finished_at"] = None
+            else:
+                changes["finished_at"] = utcnow()
+                changes.update(self._tallies(conn, evaluation_id))
+            return self._update(evaluation_id, changes, conn=conn)
+
+    def _refresh_counts(self, conn: sa.Connection, evaluation_id: str) -> None:
+        self._update(evaluation_id, self._tallies(conn, evaluation_id), conn=conn)
+
+    def _tallies(self, conn: sa.Connection, evaluation_id: str) -> dict[str, Any]:
+        t = schema.results
+        counts = dict.fromkeys(("pass", "fail", "error", "skip"), 0)
+        rows = conn.execute(
+            sa.select(t.c.status, t.c.failure_category, sa.func.count())
+            .where(t.c.evaluation_id == evaluation_id)
+            .group_by(t.c.status, t.c.failure_category)
+        ).all()
+        categories: dict[str, int] = {}
+        for status, category, n in rows:
+            counts[status] = counts.get(status, 0) + n
+            if status == "fail" and category:
+                categories[category] = categories.get(category, 0) + n
+        return {"counts": counts, "failure_categories": categories}

@@ -1,0 +1,171 @@
+"""``hub.test_cases`` (conversations plus checks) and ``hub.test_cases.comments``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import sqlalchemy as sa
+
+from giskard_nb.core.missing import MISSING
+from giskard_nb.hub import schema
+from giskard_nb.hub.check_specs import build_check
+from giskard_nb.hub.models.base import build
+from giskard_nb.hub.models.dataset import CheckSpec, Comment, HubTestCase
+from giskard_nb.hub.resources.base import Resource
+
+__all__ = ["CommentsResource", "TestCasesResource"]
+
+
+class TestCasesResource(Resource[HubTestCase]):
+    """Create, read, update, delete and list the test cases of a dataset (in dataset order).
+
+    ``checks`` are ``{"identifier": ..., "params": {...}}`` (see ``giskard_nb.hub.check_specs``); they
+    are validated against the project's checks when the test case is created or updated.
+    """
+
+    __test__ = False
+    entity_type = "test_case"
+    model = HubTestCase
+    table = schema.test_cases
+    columns = ("dataset_id", "project_id", "position", "status")
+
+    def __init__(self, hub: Any):
+        super().__init__(hub)
+        self.comments = CommentsResource(hub)
+
+    def create(
+        self,
+        dataset_id: str,
+        *,
+        messages: Sequence[Any],
+        checks: Sequence[CheckSpec | dict[str, Any]] = (),
+        demo_output: Any = None,
+        tags: Sequence[str] = (),
+        metadata: dict[str, Any] | None = None,
+        status: Literal["active", "draft"] = "active",
+        name: str | None = None,
+    ) -> HubTestCase:
+        """Add a test case at the end of the dataset."""
+        dataset = self._hub.datasets.retrieve(dataset_id)
+        data = {
+            "dataset_id": dataset.id,
+            "project_id": dataset.project_id,
+            "messages": list(messages),
+            "checks": list(checks),
+            "demo_output": demo_output,
+            "tags": list(tags),
+            "metadata": dict(metadata or {}),
+            "status": status,
+            "name": name,
+        }
+        test_case = build(HubTestCase, data, "test case")
+        self.validate_checks(dataset.project_id, test_case.checks)
+        with self._db.write() as conn:
+            position = self._next_position(conn, dataset.id)
+            return self._create(test_case.model_copy(update={"position": position}), conn=conn)
+
+    def update(
+        self,
+        test_case_id: str,
+        *,
+        messages: Sequence[Any] = MISSING,
+        checks: Sequence[CheckSpec | dict[str, Any]] = MISSING,
+        demo_output: Any = MISSING,
+        tags: Sequence[str] = MISSING,
+        metadata: dict[str, Any] = MISSING,
+        status: Literal["active", "draft"] = MISSING,
+        name: str | None = MISSING,
+    ) -> HubTestCase:
+        """Change the given fields (``demo_output=None`` clears it)."""
+        given = {
+            "messages": messages,
+            "checks": checks,
+            "demo_output": demo_output,
+            "tags": tags,
+            "metadata": metadata,
+            "status": status,
+            "name": name,
+        }
+        changes = {
+            k: (list(v) if isinstance(v, tuple) else v)
+            for k, v in given.items()
+            if v is not MISSING
+        }
+        if "checks" in changes:
+            current = self.retrieve(test_case_id)
+            specs = build(HubTestCase, {**current.model_dump(), "checks": list(changes["checks"])})
+            self.validate_checks(current.project_id, specs.checks)
+        return self._update(test_case_id, changes)
+
+    def list(
+        self,
+        dataset_id: str | None = None,
+        *,
+        tags: Sequence[str] | None = None,
+        status: Literal["active", "draft"] | None = None,
+    ) -> list[HubTestCase]:
+        """The test cases of a dataset (or all), in order; ``tags``: only those having every tag."""
+        where = []
+        if dataset_id is not None:
+            where.append(self.table.c.dataset_id == dataset_id)
+        if status is not None:
+            where.append(self.table.c.status == status)
+        order = (self.table.c.dataset_id, self.table.c.position, self.table.c.id)
+        cases = self._list(*where, order_by=order)
+        if tags:
+            wanted = set(tags)
+            cases = [c for c in cases if wanted <= set(c.tags)]
+        return cases
+
+    def validate_checks(self, project_id: str, specs: Sequence[CheckSpec]) -> None:
+        """Build every check (errors name the identifier and list the known ones)."""
+        custom = self._hub.checks.by_identifier(project_id)
+        for spec in specs:
+            build_check(spec, custom)
+
+    def _next_position(self, conn: sa.Connection, dataset_id: str) -> int:
+        top = conn.execute(
+            sa.select(sa.func.max(self.table.c.position)).where(
+                self.table.c.dataset_id == dataset_id
+            )
+        ).scalar()
+        return 0 if top is None else top + 1
+
+
+class CommentsResource(Resource[Comment]):
+    """Comments on test cases: ``add``, ``edit``, ``delete``, ``list`` (and ``create``/``update``)."""
+
+    entity_type = "comment"
+    model = Comment
+    table = schema.comments
+    columns = ("test_case_id",)
+
+    def add(self, test_case_id: str, content: str) -> Comment:
+        """Comment on a test case (the author is the Hub's actor)."""
+        test_case = self._hub.test_cases.retrieve(test_case_id)
+        comment = build(
+            Comment,
+            {
+                "test_case_id": test_case.id,
+                "project_id": test_case.project_id,
+                "content": content,
+                "author": self._hub.actor,
+            },
+            "comment",
+        )
+        return self._create(comment)
+
+    create = add
+
+    def edit(self, comment_id: str, content: str) -> Comment:
+        return self._update(comment_id, {"content": content})
+
+    update = edit
+
+    def list(self, test_case_id: str) -> list[Comment]:
+        """The comments of a test case, oldest first."""
+        return self._list(self.table.c.test_case_id == test_case_id)
+
+    def __repr__(self) -> str:
+        return "<CommentsResource (hub.test_cases.comments)>"

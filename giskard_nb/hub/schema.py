@@ -1,0 +1,143 @@
+"""The Hub's tables (SQLAlchemy Core), shared by SQLite and PostgreSQL.
+
+Every record table has the same spine: ``id``, ``schema_version``, ``created_at``, ``updated_at``, a few
+real columns used to filter and join, and ``data``: the rest of the record as JSON text. A new resource
+adds its table with ``record_table(name, *columns)``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+
+__all__ = [
+    "UTCDateTime",
+    "agents",
+    "audit_log",
+    "checks",
+    "comments",
+    "datasets",
+    "evaluations",
+    "meta",
+    "metadata",
+    "projects",
+    "record_table",
+    "results",
+    "test_cases",
+]
+
+metadata = sa.MetaData()
+
+
+class UTCDateTime(sa.types.TypeDecorator):
+    """A timestamp stored in UTC and always read back timezone-aware (also on SQLite)."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _fk(table: str, ondelete: str = "CASCADE") -> sa.ForeignKey:
+    return sa.ForeignKey(f"{table}.id", ondelete=ondelete)
+
+
+def record_table(name: str, *columns: sa.schema.SchemaItem) -> sa.Table:
+    """A table of Hub records named ``hub_<name>`` with the common spine and ``columns``."""
+    return sa.Table(
+        f"hub_{name}",
+        metadata,
+        sa.Column("id", sa.String(36), primary_key=True),
+        sa.Column("schema_version", sa.Integer, nullable=False),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("updated_at", UTCDateTime, nullable=False),
+        *columns,
+        sa.Column("data", sa.Text, nullable=False),
+    )
+
+
+meta = sa.Table(
+    "hub_meta",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+projects = record_table("projects", sa.Column("name", sa.String(200), nullable=False))
+
+agents = record_table(
+    "agents",
+    sa.Column("project_id", sa.String(36), _fk("hub_projects"), nullable=False, index=True),
+    sa.Column("name", sa.String(200), nullable=False),
+)
+
+datasets = record_table(
+    "datasets",
+    sa.Column("project_id", sa.String(36), _fk("hub_projects"), nullable=False, index=True),
+    sa.Column("name", sa.String(200), nullable=False),
+)
+
+test_cases = record_table(
+    "test_cases",
+    sa.Column("dataset_id", sa.String(36), _fk("hub_datasets"), nullable=False, index=True),
+    sa.Column("project_id", sa.String(36), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+)
+
+comments = record_table(
+    "test_case_comments",
+    sa.Column("test_case_id", sa.String(36), _fk("hub_test_cases"), nullable=False, index=True),
+)
+
+checks = record_table(
+    "checks",
+    sa.Column("project_id", sa.String(36), _fk("hub_projects"), nullable=False, index=True),
+    sa.Column("identifier", sa.String(200), nullable=False),
+    sa.UniqueConstraint("project_id", "identifier", name="uq_hub_checks_identifier"),
+)
+
+evaluations = record_table(
+    "evaluations",
+    sa.Column("project_id", sa.String(36), _fk("hub_projects"), nullable=False, index=True),
+    sa.Column("dataset_id", sa.String(36), nullable=False, index=True),
+    sa.Column("agent_id", sa.String(36), nullable=True),
+    sa.Column("status", sa.String(16), nullable=False),
+)
+
+results = record_table(
+    "evaluation_results",
+    sa.Column("evaluation_id", sa.String(36), _fk("hub_evaluations"), nullable=False),
+    sa.Column("test_case_id", sa.String(36), nullable=False),
+    sa.Column("status", sa.String(8), nullable=False),
+    sa.Column("failure_category", sa.String(100), nullable=True),
+    sa.Column("scenario_result", sa.Text, nullable=False),
+    sa.UniqueConstraint("evaluation_id", "test_case_id", name="uq_hub_results_test_case"),
+)
+
+audit_log = sa.Table(
+    "hub_audit_log",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("schema_version", sa.Integer, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False, index=True),
+    sa.Column("actor", sa.String(200), nullable=False),
+    sa.Column("action", sa.String(16), nullable=False),
+    sa.Column("entity_type", sa.String(64), nullable=False),
+    sa.Column("entity_id", sa.String(36), nullable=False, index=True),
+    sa.Column("project_id", sa.String(36), nullable=True),
+    sa.Column("triggered_by", sa.String(36), nullable=True),
+    sa.Column("data", sa.Text, nullable=False),
+)

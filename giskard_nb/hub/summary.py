@@ -1,0 +1,195 @@
+"""Pass rates of an evaluation: overall, per check, per failure category and per tag."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from giskard_nb.core.usage import USAGE_METRICS, Usage
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["CategoryCount", "CheckStats", "EvaluationSummary", "summarize"]
+
+
+class CheckStats(BaseModel):
+    """Outcomes of one check (by name) across an evaluation; ``pass_rate`` ignores skipped runs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    kind: str | None = None
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    skipped: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.errored
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+
+class CategoryCount(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    identifier: str
+    title: str
+    count: int
+    share: float  # of the failed results
+
+
+class EvaluationSummary(BaseModel):
+    """Totals, pass rate (passed / all results), per-check and per-category figures, and usage."""
+
+    model_config = ConfigDict(frozen=True)
+
+    evaluation_id: str
+    name: str
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    skipped: int = 0
+    missing: int = 0
+    by_check: list[CheckStats] = Field(default_factory=list)
+    by_category: list[CategoryCount] = Field(default_factory=list)
+    by_tag: dict[str, dict[str, int]] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+    def to_dataframe(self, by: Literal["check", "category", "tag"] = "check") -> pd.DataFrame:
+        """Per-check (default), per-failure-category or per-tag figures as a DataFrame."""
+        import pandas as pd
+
+        if by == "check":
+            rows: list[dict[str, Any]] = [
+                {**c.model_dump(), "total": c.total, "pass_rate": c.pass_rate}
+                for c in self.by_check
+            ]
+            columns = ["name", "kind", "total", "passed", "failed", "errored", "skipped"]
+            return pd.DataFrame(rows, columns=[*columns, "pass_rate"]).astype({"pass_rate": float})
+        if by == "category":
+            rows = [c.model_dump() for c in self.by_category]
+            return pd.DataFrame(rows, columns=["identifier", "title", "count", "share"])
+        rows = [
+            {
+                "tag": tag,
+                **counts,
+                "pass_rate": counts["pass"] / sum(counts.values()) if counts else None,
+            }
+            for tag, counts in sorted(self.by_tag.items())
+        ]
+        return pd.DataFrame(rows, columns=["tag", "pass", "fail", "error", "skip", "pass_rate"])
+
+    def __str__(self) -> str:
+        rate = f"{self.pass_rate:.0%}" if self.pass_rate is not None else "n/a"
+        lines = [
+            f"Evaluation {self.name!r}: {self.total} results, pass rate {rate} "
+            f"({self.passed} passed, {self.failed} failed, {self.errored} errors"
+            + (f", {self.missing} not run yet" if self.missing else "")
+            + ")"
+        ]
+        if self.by_check:
+            lines.append("  Checks:")
+            width = max(len(c.name) for c in self.by_check)
+            for c in self.by_check:
+                pr = f"{c.pass_rate:.0%}" if c.pass_rate is not None else "n/a"
+                lines.append(
+                    f"    {c.name:<{width}}  {pr:>4}  ({c.passed}/{c.total} passed"
+                    + (f", {c.errored} errors" if c.errored else "")
+                    + ")"
+                )
+        if self.by_category:
+            lines.append("  Failure categories:")
+            for cat in self.by_category:
+                lines.append(f"    {cat.title} ({cat.identifier}): {cat.count} ({cat.share:.0%})")
+        if self.usage.llm_calls:
+            lines.append(
+                f"  LLM usage: {self.usage.llm_calls} calls, {self.usage.total_tokens} tokens, "
+                f"${self.usage.cost_usd:.4f}"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        rate = f"{self.pass_rate:.0%}" if self.pass_rate is not None else "n/a"
+        return f"<EvaluationSummary {self.name!r} {self.total} results, pass rate {rate}>"
+
+    def _repr_html_(self) -> str:
+        from giskard_nb.hub.render import safe_html, summary_html
+
+        return safe_html(summary_html, self)
+
+
+def summarize(
+    evaluation: Any, rows: Iterable[dict[str, Any]], n_test_cases: int | None = None
+) -> EvaluationSummary:
+    """An ``EvaluationSummary`` from stored result rows (plain JSON dicts, see ``iter_raw``)."""
+    statuses = {"pass": 0, "fail": 0, "error": 0, "skip": 0}
+    checks: dict[str, dict[str, Any]] = {}
+    categories: dict[str, tuple[str, int]] = {}
+    tags: dict[str, dict[str, int]] = {}
+    usage = dict.fromkeys(USAGE_METRICS, 0.0)
+    for row in rows:
+        status = row["status"]
+        statuses[status] = statuses.get(status, 0) + 1
+        for tag in row.get("tags") or []:
+            tags.setdefault(tag, {"pass": 0, "fail": 0, "error": 0, "skip": 0})[status] += 1
+        for check in row.get("checks") or []:
+            entry = checks.setdefault(
+                check["name"], {"name": check["name"], "kind": check.get("kind"), "counts": {}}
+            )
+            entry["counts"][check["status"]] = entry["counts"].get(check["status"], 0) + 1
+        category = row.get("failure_category")
+        if status == "fail" and category:
+            title, count = categories.get(category["identifier"], (category["title"], 0))
+            categories[category["identifier"]] = (title, count + 1)
+        for key, value in (row.get("usage") or {}).items():
+            if key in usage:
+                usage[key] += value or 0
+    failed = statuses["fail"]
+    total = sum(statuses.values())
+    return EvaluationSummary(
+        evaluation_id=evaluation.id,
+        name=evaluation.name,
+        total=total,
+        passed=statuses["pass"],
+        failed=failed,
+        errored=statuses["error"],
+        skipped=statuses["skip"],
+        missing=max((n_test_cases or 0) - total, 0),
+        by_check=[
+            CheckStats(
+                name=e["name"],
+                kind=e["kind"],
+                passed=e["counts"].get("pass", 0),
+                failed=e["counts"].get("fail", 0),
+                errored=e["counts"].get("error", 0),
+                skipped=e["counts"].get("skip", 0),
+            )
+            for e in checks.values()
+        ],
+        by_category=sorted(
+            (
+                CategoryCount(
+                    identifier=ident,
+                    title=title,
+                    count=count,
+                    share=count / failed if failed else 0,
+                )
+                for ident, (title, count) in categories.items()
+            ),
+            key=lambda c: (-c.count, c.identifier),
+        ),
+        by_tag=tags,
+        usage=Usage(**{k: (int(v) if k != "cost_usd" else v) for k, v in usage.items()}),
+    )
