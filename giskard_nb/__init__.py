@@ -72,6 +72,10 @@ _LAZY: dict[str, str] = {
     "ResultsViewer": "giskard_nb.widgets",
     "ScenarioBuilder": "giskard_nb.widgets",
     "to_dataframe": "giskard_nb.frames",
+    # the local Hub: sqlalchemy loads on first use
+    "AgentOutput": "giskard_nb.hub",
+    "FailureCategory": "giskard_nb.hub",
+    "Hub": "giskard_nb.hub",
 }
 
 
@@ -97,6 +101,7 @@ def scenario(name: str | None = None, **kwargs) -> Scenario:
 
 __all__ = [
     "AgentError",
+    "AgentOutput",
     "AllOf",
     "AnyOf",
     "Check",
@@ -106,6 +111,7 @@ __all__ = [
     "DuplicateKindError",
     "Equals",
     "EvaluationRunner",
+    "FailureCategory",
     "FnCheck",
     "GiskardNBError",
     "GiskardValidationError",
@@ -114,6 +120,7 @@ __all__ = [
     "GreaterThanEquals",
     "GroupStats",
     "GroupedSuiteResult",
+    "Hub",
     "HubError",
     "InputGenerationException",
     "InputGenerator",
