@@ -84,6 +84,7 @@ class CheckForm:
         self.cls = Check.registered_class(kind)
         self.fields: dict[str, tuple[str, Any, Any]] = {}  # name -> (widget kind, widget, info)
         self._optional: set[str] = set()
+        self._aliases: dict[str, str] = {}  # accepted alias (answer_key, key...) -> field name
         rows = []
         for name, info in self.cls.model_fields.items():
             wkind, choices, optional = field_spec(info.annotation)
@@ -111,6 +112,10 @@ class CheckForm:
                 shown = "" if default is None or _is_empty(default) else str(default)
                 widget = w.Text(value=shown, description=label, style=style, layout=lay)
             widget.tooltip = info.description or ""
+            if isinstance(info.validation_alias, AliasChoices):
+                for choice in info.validation_alias.choices:
+                    if isinstance(choice, str):
+                        self._aliases.setdefault(choice, name)
             self.fields[name] = (wkind, widget, info)
             if optional and default is not None:
                 self._optional.add(name)  # "(none)" then means an explicit None
@@ -118,8 +123,10 @@ class CheckForm:
         self.widget = w.VBox(rows)
 
     def set(self, **values: Any) -> CheckForm:
-        """Fill fields from Python values (what a user would type); returns the form."""
+        """Fill fields from Python values (what a user would type); returns the form. Field aliases
+        (``answer_key``, ``key``...) are accepted."""
         for name, value in values.items():
+            name = self._aliases.get(name, name)
             if name not in self.fields:
                 raise GiskardValidationError(
                     f"{self.kind} has no field {name!r}; its fields: {', '.join(self.fields)}"

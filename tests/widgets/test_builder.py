@@ -42,6 +42,10 @@ def test_form_values_are_typed_and_validated():
         CheckForm("regex_matching").set(pattern="a", match_timeout_seconds="soon").build()
     with pytest.raises(GiskardValidationError, match="invalid regex_matching check"):
         CheckForm("regex_matching").set(pattern="(").build()
+    # the seed's key aliases fill the target_key field
+    assert CheckForm("equals").set(
+        key="trace.last.inputs", expected_value="q"
+    ).build().target_key == ("trace.last.inputs")
     with pytest.raises(GiskardValidationError, match="has no field 'nope'"):
         CheckForm("equals").set(nope=1)
     with pytest.raises(GiskardValidationError, match="must be JSON"):
