@@ -43,6 +43,13 @@ class HubRecord(HubModel):
 
     _hub: Any = PrivateAttr(default=None)
 
+    def __eq__(self, other: object) -> bool:
+        # Same type and same fields (the Hub a record was read from does not matter).
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.id, self.updated_at))
+
     def _bind(self, hub: Any) -> Any:
         """Attach the Hub this record came from (for helpers such as ``Evaluation.to_dataframe``)."""
         self._hub = hub

@@ -125,6 +125,9 @@ class TestCasesResource(Resource[HubTestCase]):
             build_check(spec, custom)
 
     def _next_position(self, conn: sa.Connection, dataset_id: str) -> int:
+        # Lock the dataset row first so that concurrent writers (PostgreSQL) take turns.
+        datasets = schema.datasets
+        conn.execute(sa.select(datasets.c.id).where(datasets.c.id == dataset_id).with_for_update())
         top = conn.execute(
             sa.select(sa.func.max(self.table.c.position)).where(
                 self.table.c.dataset_id == dataset_id
