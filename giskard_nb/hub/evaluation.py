@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from giskard_nb.core.check import Check
 from giskard_nb.core.interaction import Interaction
+from giskard_nb.core.result import CheckResult
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
@@ -34,7 +35,7 @@ from giskard_nb.hub.models.evaluation import CheckOutcome, Evaluation, Evaluatio
 if TYPE_CHECKING:
     from giskard_nb.hub.hub import Hub
 
-__all__ = ["AgentFn", "EvaluationRun", "scenario_for"]
+__all__ = ["AgentFn", "EvaluationRun", "outcome", "scenario_for"]
 
 AgentFn = Callable[[Sequence[Any]], Awaitable[AgentOutput]]
 
@@ -141,16 +142,7 @@ class EvaluationRun:
         output: AgentOutput | None,
         started: Any,
     ) -> EvaluationResult:
-        checks = [
-            CheckOutcome(
-                name=r.check_name or "check",
-                kind=r.details.get("check_kind"),
-                status=r.status.value,
-                message=r.message,
-                metrics={m.name: m.value for m in r.metrics},
-            )
-            for r in scenario_result.check_results
-        ]
+        checks = [outcome(r) for r in scenario_result.check_results]
         status = scenario_result.status.value
         usage = scenario_result.usage
         category = source = reason = None
@@ -186,6 +178,30 @@ class EvaluationRun:
         from tqdm.auto import tqdm
 
         return tqdm(total=total, desc=self.evaluation.name, unit="case")
+
+
+def outcome(result: CheckResult) -> CheckOutcome:
+    """The Hub's summary of one core ``CheckResult``."""
+    metrics = {m.name: m.value for m in result.metrics}
+    details = result.details
+    score = next(
+        (
+            float(v)
+            for v in (details.get("score"), details.get("similarity"), metrics.get("score"))
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        ),
+        None,
+    )
+    threshold = details.get("threshold")
+    return CheckOutcome(
+        name=result.check_name or "check",
+        kind=details.get("check_kind"),
+        status=result.status.value,
+        message=result.message,
+        score=score,
+        threshold=float(threshold) if isinstance(threshold, int | float) else None,
+        metrics=metrics,
+    )
 
 
 def _errored(test_case: HubTestCase, exc: BaseException, *, phase: str) -> ScenarioResult:

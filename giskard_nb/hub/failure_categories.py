@@ -123,8 +123,7 @@ def _pick(categories: Sequence[FailureCategory], wanted: str) -> FailureCategory
 
 
 def _score_below_half(check: CheckOutcome) -> bool:
-    score = check.metrics.get("score", check.metrics.get("similarity"))
-    threshold = check.metrics.get("threshold")
+    score, threshold = check.score, check.threshold
     return score is not None and threshold is not None and score < threshold / 2
 
 

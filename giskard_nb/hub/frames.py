@@ -8,7 +8,7 @@
   created_at (UTC).
 ``results_frame(rows, level="checks")`` — one row per check result:
   evaluation_id, result_id, test_case_id, result_status, check_name, check_kind, status, message,
-  score (float, NaN when the check reports none), metrics (JSON), created_at (UTC).
+  score and threshold (float, NaN when the check reports none), metrics (JSON), created_at (UTC).
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ _CHECK_COLUMNS = [
     "status",
     "message",
     "score",
+    "threshold",
     "metrics",
     "created_at",
 ]
@@ -98,7 +99,10 @@ def results_frame(rows: list[dict[str, Any]], level: str = "results") -> pd.Data
                 "check_kind": check.get("kind"),
                 "status": check["status"],
                 "message": check.get("message"),
-                "score": float(check.get("metrics", {}).get("score", float("nan"))),
+                "score": float("nan") if check.get("score") is None else float(check["score"]),
+                "threshold": float("nan")
+                if check.get("threshold") is None
+                else float(check["threshold"]),
                 "metrics": _json(check.get("metrics") or {}),
                 "created_at": row["created_at"],
             }

@@ -92,10 +92,10 @@ def test_plain_chat_logs_qa_rows_and_legacy_keys(mem_hub: Hub) -> None:
         },
         {"messages": [{"role": "user", "content": "Q"}], "expected_output": "exact"},
     ]
-    with pytest.raises(GiskardValidationError, match="item 4, field 'checks\\[0\\]'.*correctness"):
-        mem_hub.datasets.upload(project.id, items, name="d")  # correctness needs the LLM checks
-    dataset = mem_hub.datasets.upload(project.id, items[:3], name="d")
-    first, chat, qa = mem_hub.test_cases.list(dataset.id)
+    dataset = mem_hub.datasets.upload(project.id, items, name="d")
+    first, chat, qa, legacy = mem_hub.test_cases.list(dataset.id)
+    assert legacy.checks[0].identifier == "correctness"
+    assert legacy.checks[0].params == {"reference": "exact"}
     assert first.metadata == {"source": "x.jsonl"} and first.demo_output.content == "A1"
     assert [m.content for m in chat.messages] == ["Q1", "A1", "Q2"]
     assert chat.demo_output.content == "A2"

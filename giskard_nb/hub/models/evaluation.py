@@ -80,12 +80,15 @@ class Evaluation(HubRecord):
 
 
 class CheckOutcome(HubModel):
-    """One check's outcome in a result."""
+    """One check's outcome in a result: its status and reason, the score it measured (a similarity,
+    a judge's score...) and the threshold it compared it with, when it reports them."""
 
     name: str
     kind: str | None = None
     status: ResultStatus
     message: str | None = None
+    score: float | None = None
+    threshold: float | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
 
 
