@@ -1,0 +1,100 @@
+"""The generator model behind generation and topic naming: finding it, prompting it, counting its usage.
+
+Prompts are Jinja templates in ``giskard_nb/generation/prompts`` rendered in a **sandbox** (document
+text and user descriptions are data and may contain template syntax; the sandbox never evaluates it
+as code). Every call asks for a pydantic ``output_type`` and validates what comes back.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from giskard_nb.core.usage import Usage
+from giskard_nb.errors import ConfigError, LLMError
+
+__all__ = ["ask", "configured_generator", "render", "require_generator", "usage_of"]
+
+M = TypeVar("M", bound=BaseModel)
+PROMPTS = Path(__file__).with_name("prompts")
+
+_HOW = (
+    "configure a generator model: giskard_nb.set_default_generator('openai/gpt-4o-mini') (any "
+    "litellm model name), or set the GISKARD_NB_MODEL environment variable, or pass generator="
+)
+
+
+def configured_generator() -> Any:
+    """The default generator model, or ``None`` when none is configured."""
+    try:
+        from giskard_nb.llm import get_default_generator
+    except ImportError:
+        return None
+    return get_default_generator(required=False)
+
+
+def require_generator(what: str, generator: Any = None) -> Any:
+    """``generator`` or the default one; ``ConfigError`` saying how to configure one if there is none."""
+    if generator is not None:
+        return generator
+    found = configured_generator()
+    if found is None:
+        raise ConfigError(f"{what} needs a generator model and none is configured: {_HOW}")
+    return found
+
+
+@lru_cache(maxsize=16)
+def _template(name: str) -> Any:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(
+        autoescape=False, keep_trailing_newline=True, undefined=StrictUndefined
+    )
+    return env.from_string((PROMPTS / name).read_text(encoding="utf-8"))
+
+
+def render(name: str, **context: Any) -> str:
+    """Render the packaged prompt template ``name`` in the Jinja sandbox."""
+    return _template(name).render(**context)
+
+
+async def ask(generator: Any, prompt: str, output_type: type[M]) -> tuple[M, Usage]:
+    """One completion parsed as ``output_type``, and its usage. Junk raises ``LLMError``."""
+    completion = await generator.complete(
+        [{"role": "user", "content": prompt}], output_type=output_type
+    )
+    parsed = getattr(completion, "parsed", None)
+    try:
+        if isinstance(parsed, output_type):
+            value = parsed
+        elif parsed is not None:
+            value = output_type.model_validate(parsed)
+        else:
+            value = output_type.model_validate_json(getattr(completion, "text", "") or "")
+    except ValidationError as exc:
+        raise LLMError(
+            f"the generator's answer does not match {output_type.__name__}: "
+            f"{exc.errors(include_url=False)[0]['msg']}"
+        ) from None
+    return value, usage_of(completion)
+
+
+def usage_of(completion: Any) -> Usage:
+    """The ``Usage`` of one completion (one call when the model reports none)."""
+    usage = getattr(completion, "usage", None)
+    if isinstance(usage, Usage):
+        return usage
+    if usage is None:
+        return Usage(llm_calls=1)
+    get = usage.get if isinstance(usage, dict) else lambda k, d=0: getattr(usage, k, d)
+    return Usage(
+        prompt_tokens=int(get("prompt_tokens", 0) or 0),
+        completion_tokens=int(get("completion_tokens", 0) or 0),
+        total_tokens=int(get("total_tokens", 0) or 0),
+        cost_usd=float(get("cost_usd", 0.0) or 0.0),
+        llm_calls=int(get("llm_calls", 1) or 1),
+    )
