@@ -1,0 +1,48 @@
+"""Detectors: decide from the agent's replies whether an attack succeeded (rule-based and LLM-judged)."""
+
+from giskard_nb.scan.detectors.advice import ADVICE_PATTERNS, UnqualifiedAdviceDetector
+from giskard_nb.scan.detectors.agency import UnboundedOutputDetector, UnrequestedActionDetector
+from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector, DetectorError
+from giskard_nb.scan.detectors.judge import CRITERIA, JudgeDetector, JudgeVerdict
+from giskard_nb.scan.detectors.leak import SystemPromptLeakDetector
+from giskard_nb.scan.detectors.payload import PayloadEchoDetector
+from giskard_nb.scan.detectors.refusal import ComplianceDetector, RefusalVerdict, detect_refusal
+from giskard_nb.scan.detectors.secrets import (
+    PIILeakDetector,
+    SecretLeakDetector,
+    find_pii,
+    find_secrets,
+)
+from giskard_nb.scan.detectors.strings import (
+    CanaryDetector,
+    ExpectedStringsDetector,
+    FabricationDetector,
+    FalsePremiseDetector,
+)
+
+__all__ = [
+    "ADVICE_PATTERNS",
+    "CRITERIA",
+    "CanaryDetector",
+    "ComplianceDetector",
+    "Detection",
+    "DetectionContext",
+    "Detector",
+    "DetectorError",
+    "ExpectedStringsDetector",
+    "FabricationDetector",
+    "FalsePremiseDetector",
+    "JudgeDetector",
+    "JudgeVerdict",
+    "PIILeakDetector",
+    "PayloadEchoDetector",
+    "RefusalVerdict",
+    "SecretLeakDetector",
+    "SystemPromptLeakDetector",
+    "UnboundedOutputDetector",
+    "UnqualifiedAdviceDetector",
+    "UnrequestedActionDetector",
+    "detect_refusal",
+    "find_pii",
+    "find_secrets",
+]

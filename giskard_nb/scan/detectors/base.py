@@ -1,0 +1,85 @@
+"""Detector: decides whether an attack succeeded, from the agent's replies.
+
+A detector is a registered, serializable model (``@Detector.register("kind")``) with
+``detect(ctx) -> Detection | None`` (sync or ``async``): a ``Detection`` says the attack worked (with a
+reason and optionally a severity other than the probe's), ``None`` says this detector found nothing.
+Raising ``DetectorError`` (or any exception) makes the attempt ERRORED: a detector that cannot decide
+never produces a finding.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Awaitable
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from giskard_nb.core.registry import Registered
+from giskard_nb.errors import GiskardNBError
+from giskard_nb.scan.agent import AgentReply
+from giskard_nb.scan.attack import Attack, AttackProfile
+from giskard_nb.scan.grading import Severity
+
+__all__ = ["Detection", "DetectionContext", "Detector", "DetectorError"]
+
+
+class DetectorError(GiskardNBError):
+    """A detector could not reach a verdict (for example a judge model answered nonsense)."""
+
+
+class Detection(BaseModel):
+    """A successful attack, as seen by one detector."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    reason: str
+    severity: Severity | None = None
+    evidence: str | None = None
+    detector: str = ""
+
+
+class DetectionContext(BaseModel):
+    """Everything a detector may look at: the attack, the agent's replies (last is final), the profile."""
+
+    model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
+
+    attack: Attack
+    replies: list[AgentReply]
+    profile: AttackProfile = Field(default_factory=AttackProfile)
+    judge: Any = None
+    #: Usage reported by LLM-backed detectors (prompt_tokens, completion_tokens, cost_usd, llm_calls...).
+    usage: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def reply(self) -> AgentReply:
+        return self.replies[-1]
+
+    @property
+    def text(self) -> str:
+        return self.replies[-1].text if self.replies else ""
+
+    @property
+    def all_text(self) -> str:
+        return "\n".join(r.text for r in self.replies)
+
+    def add_usage(self, **values: float) -> None:
+        for k, v in values.items():
+            self.usage[k] = self.usage.get(k, 0.0) + float(v or 0)
+
+
+class Detector(Registered):
+    """Base of the detectors. ``uses_judge`` detectors need a judge model and are skipped without one."""
+
+    _family: ClassVar[str] = "detector"
+    _registry: ClassVar[dict[str, type[Registered]]] = {}
+
+    uses_judge: ClassVar[bool] = False
+
+    @abstractmethod
+    def detect(self, ctx: DetectionContext) -> Detection | Awaitable[Detection | None] | None:
+        """Return a ``Detection`` when the attack succeeded, else ``None``."""
+
+    @property
+    def label(self) -> str:
+        return type(self)._kind or type(self).__name__

@@ -1,0 +1,139 @@
+"""Text and HTML views of a scan: the grade card, per-category counts, the findings.
+
+Everything shown from an attack or a reply is escaped (``html.escape``): agent output is untrusted.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from giskard_nb.scan.grading import Severity
+
+if TYPE_CHECKING:
+    from giskard_nb.scan.result import Attempt, ScanReport
+
+__all__ = ["GRADE_COLORS", "SEVERITY_COLORS", "scan_html", "scan_text"]
+
+GRADE_COLORS = {"A": "#2e7d32", "B": "#9e9d24", "C": "#ef6c00", "D": "#c62828"}
+SEVERITY_COLORS = {
+    Severity.SAFE: "#2e7d32",
+    Severity.MINOR: "#9e9d24",
+    Severity.MAJOR: "#ef6c00",
+    Severity.CRITICAL: "#c62828",
+}
+_GRADE_TEXT = {
+    "A": "no successful attack",
+    "B": "minor findings only",
+    "C": "at least one major finding",
+    "D": "at least one critical finding",
+}
+e = html.escape
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def scan_text(report: ScanReport) -> str:
+    """A plain-text report: grade, counts per category, the findings."""
+    grade = report.grade
+    lines = [
+        f"== Scan {report.name!r}: grade {grade} ({_GRADE_TEXT[grade]}) — {report.status} ==",
+        f"{len(report.attempts)} attempts, {len(report.findings)} findings, {len(report.errors)} errors",
+    ]
+    if report.stop_reason:
+        lines.append(f"stopped: {report.stop_reason}")
+    for c in report.category_summaries():
+        owasp = f" [{c.owasp_id}]" if c.owasp_id else ""
+        worst = f", worst {c.highest_severity.label}" if c.successes else ""
+        lines.append(
+            f"  {c.title}{owasp}: {c.successes}/{c.attempts} successful attacks{worst}"
+            + (f", {c.errors} errors" if c.errors else "")
+        )
+    if report.skipped_probes:
+        lines.append("skipped probes:")
+        lines.extend(f"  {pid}: {why}" for pid, why in report.skipped_probes.items())
+    findings = sorted(report.findings, key=lambda a: -int(a.severity))
+    if findings:
+        lines.append("findings:")
+        for a in findings[:50]:
+            lines.append(
+                f"  [{a.severity.label.upper():8}] {a.probe_id} ({a.attack.variant}): {_short(a.reason, 140)}"
+            )
+    usage = report.usage
+    if usage.llm_calls:
+        lines.append(
+            f"model usage: {usage.llm_calls} calls, {usage.total_tokens} tokens, ${usage.cost_usd:.4f}"
+        )
+    return "\n".join(lines)
+
+
+def _badge(text: str, color: str) -> str:
+    return (
+        f'<span style="background:{color};color:#fff;border-radius:3px;padding:0 6px;'
+        f'font-size:0.85em;font-family:monospace">{e(text)}</span>'
+    )
+
+
+def _finding_row(a: Attempt) -> str:
+    sev = Severity(a.severity)
+    turns = [m.get("content", "") for m in a.input_messages if m.get("role") == "user"]
+    return (
+        f"<tr><td>{_badge(sev.label, SEVERITY_COLORS[sev])}</td><td>{e(a.category)}</td>"
+        f"<td>{e(a.probe_name or a.probe_id)}<br><small>{e(a.attack.variant)}</small></td>"
+        f"<td><pre style='white-space:pre-wrap;margin:0;max-width:28em'>{e(_short(turns[-1] if turns else '', 300))}</pre></td>"
+        f"<td><pre style='white-space:pre-wrap;margin:0;max-width:28em'>{e(_short(a.output, 300))}</pre></td>"
+        f"<td>{e(_short(a.reason, 200))}</td><td>{e(str(a.review_status))}</td></tr>"
+    )
+
+
+def scan_html(report: ScanReport) -> str:
+    """The grade card: grade, status, a table of categories (attempts, successes, worst) and findings."""
+    grade = report.grade
+    color = GRADE_COLORS[grade]
+    head = (
+        "<div style='font-family:sans-serif'>"
+        f"<div style='display:flex;align-items:center;gap:12px;margin-bottom:6px'>"
+        f"<div style='background:{color};color:#fff;font-size:2.2em;font-weight:bold;width:1.6em;"
+        f"height:1.6em;line-height:1.6em;text-align:center;border-radius:6px'>{e(grade)}</div>"
+        f"<div><b>Scan {e(report.name)}</b> — {e(report.status)}<br>"
+        f"<small>{e(_GRADE_TEXT[grade])}: {len(report.findings)} findings in {len(report.attempts)} "
+        f"attempts ({len(report.errors)} errored)</small></div></div>"
+    )
+    if report.stop_reason:
+        head += f"<p><small>{e(report.stop_reason)}</small></p>"
+    rows = []
+    for c in report.category_summaries():
+        sev = (
+            _badge(c.highest_severity.label, SEVERITY_COLORS[c.highest_severity])
+            if c.successes
+            else ""
+        )
+        rows.append(
+            f"<tr><td>{e(c.title)}</td><td>{e(c.owasp_id or '—')}</td><td>{c.probes}</td>"
+            f"<td>{c.attempts}</td><td>{c.successes}</td><td>{c.errors}</td><td>{sev}</td></tr>"
+        )
+    table = (
+        "<table><tr><th>category</th><th>OWASP</th><th>probes</th><th>attempts</th><th>successful</th>"
+        "<th>errors</th><th>worst</th></tr>" + "".join(rows) + "</table>"
+    )
+    findings = sorted(report.findings, key=lambda a: -int(a.severity))
+    detail = ""
+    if findings:
+        detail = (
+            f"<details><summary>{len(findings)} findings</summary><table><tr><th>severity</th>"
+            "<th>category</th><th>probe</th><th>attack</th><th>reply</th><th>reason</th><th>review</th></tr>"
+            + "".join(_finding_row(a) for a in findings[:100])
+            + "</table>"
+            + (f"<p>… and {len(findings) - 100} more</p>" if len(findings) > 100 else "")
+            + "</details>"
+        )
+    skipped = ""
+    if report.skipped_probes:
+        items = "".join(
+            f"<li>{e(pid)}: {e(why)}</li>" for pid, why in report.skipped_probes.items()
+        )
+        skipped = f"<details><summary>{len(report.skipped_probes)} probes skipped</summary><ul>{items}</ul></details>"
+    return head + table + detail + skipped + "</div>"

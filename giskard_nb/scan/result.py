@@ -1,0 +1,279 @@
+"""Attempt (one attack against the agent, with its verdict and review) and ScanReport (a whole scan).
+
+Both are plain pydantic models that round-trip through JSON (``schema_version`` marks the format).
+The grade is never stored: it is computed from the attempts, so a review changes it at once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from giskard_nb.core.usage import Usage
+from giskard_nb.errors import NotFoundError
+from giskard_nb.scan.attack import Attack
+from giskard_nb.scan.budget import Estimate
+from giskard_nb.scan.grading import (
+    Grade,
+    ReviewStatus,
+    Severity,
+    compute_grade,
+    counts_toward_grade,
+    highest_severity,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Attempt",
+    "CategorySummary",
+    "ProbeSummary",
+    "ScanReport",
+    "ScanStatus",
+]
+
+SCHEMA_VERSION = 1
+ScanStatus = Literal["pending", "running", "completed", "stopped", "cancelled", "error"]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Attempt(BaseModel):
+    """One attack run against the agent: the conversation, the verdict, and the reviewer's say."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    schema_version: int = SCHEMA_VERSION
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    attack: Attack
+    probe_name: str = ""
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    output: str = ""
+    output_metadata: dict[str, Any] = Field(default_factory=dict)
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    successful: bool = False
+    severity: Severity = Severity.SAFE
+    reason: str = ""
+    detector: str | None = None
+    evidence: str | None = None
+    review_status: ReviewStatus = ReviewStatus.PENDING
+    error: str | None = None
+    error_phase: Literal["agent", "detector", "generator"] | None = None
+    usage: Usage = Field(default_factory=Usage)
+    agent_calls: int = 0
+    duration_ms: float = 0.0
+    created_at: datetime = Field(default_factory=_now)
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _severity(cls, value: Any) -> Severity:
+        return Severity.parse(value)
+
+    @field_validator("review_status", mode="before")
+    @classmethod
+    def _review(cls, value: Any) -> ReviewStatus:
+        return ReviewStatus.parse(value)
+
+    @property
+    def probe_id(self) -> str:
+        return self.attack.probe_id
+
+    @property
+    def category(self) -> str:
+        return self.attack.category
+
+    @property
+    def input_messages(self) -> list[dict[str, Any]]:
+        """The conversation without the agent's final reply."""
+        msgs = self.messages
+        return msgs[:-1] if msgs and msgs[-1].get("role") == "assistant" else list(msgs)
+
+    @property
+    def counts(self) -> bool:
+        """Whether this attempt is a finding that weighs on the grade."""
+        return counts_toward_grade(self)
+
+    @property
+    def status(self) -> str:
+        """``error``, ``vulnerable`` (a finding), ``ignored`` (a cleared success) or ``safe``."""
+        if self.error is not None:
+            return "error"
+        if self.successful and self.severity > Severity.SAFE:
+            return "ignored" if self.review_status == ReviewStatus.IGNORED else "vulnerable"
+        return "safe"
+
+    def review(
+        self,
+        *,
+        review_status: ReviewStatus | str | None = None,
+        severity: Severity | int | str | None = None,
+        successful: bool | None = None,
+    ) -> Attempt:
+        """A copy with the reviewer's changes (unchanged fields are kept)."""
+        update: dict[str, Any] = {}
+        if review_status is not None:
+            update["review_status"] = ReviewStatus.parse(review_status)
+        if severity is not None:
+            update["severity"] = Severity.parse(severity)
+        if successful is not None:
+            update["successful"] = bool(successful)
+        return self.model_copy(update=update)
+
+    def __repr__(self) -> str:
+        verdict = f"{self.status.upper()} {self.severity.label}" if not self.error else "ERROR"
+        return f"<Attempt {self.probe_id} [{self.attack.variant}] {verdict}: {self.reason[:60]!r}>"
+
+    __str__ = __repr__
+
+
+class ProbeSummary(BaseModel):
+    """Per-probe counts: attempts, successes (findings), errors, highest severity."""
+
+    probe_id: str
+    name: str
+    category: str
+    attempts: int = 0
+    successes: int = 0
+    errors: int = 0
+    ignored: int = 0
+    highest_severity: Severity = Severity.SAFE
+    skipped: str | None = None
+
+
+class CategorySummary(BaseModel):
+    """Per-category counts, with its OWASP id."""
+
+    category: str
+    title: str
+    owasp_id: str | None = None
+    probes: int = 0
+    attempts: int = 0
+    successes: int = 0
+    errors: int = 0
+    highest_severity: Severity = Severity.SAFE
+
+
+class ScanReport(BaseModel):
+    """A scan: status, timing, every attempt, and the probes that were planned or skipped."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    schema_version: int = SCHEMA_VERSION
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    name: str = "scan"
+    status: ScanStatus = "pending"
+    stop_reason: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    attempts: list[Attempt] = Field(default_factory=list)
+    probes: list[dict[str, Any]] = Field(default_factory=list)
+    skipped_probes: dict[str, str] = Field(default_factory=dict)
+    planned_attacks: int = 0
+    options: dict[str, Any] = Field(default_factory=dict)
+    estimate: Estimate | None = None
+    #: Model usage outside attempts (generated variants).
+    extra_usage: Usage = Field(default_factory=Usage)
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def grade(self) -> Grade:
+        return compute_grade(self.attempts)
+
+    @property
+    def highest_severity(self) -> Severity:
+        return highest_severity(self.attempts)
+
+    @property
+    def findings(self) -> list[Attempt]:
+        return [a for a in self.attempts if a.counts]
+
+    @property
+    def errors(self) -> list[Attempt]:
+        return [a for a in self.attempts if a.error is not None]
+
+    @property
+    def usage(self) -> Usage:
+        total = self.extra_usage
+        for a in self.attempts:
+            total = total + a.usage
+        return total
+
+    @property
+    def agent_calls(self) -> int:
+        return sum(a.agent_calls for a in self.attempts)
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+    def attempt(self, attempt_id: str) -> Attempt:
+        for a in self.attempts:
+            if a.id == attempt_id:
+                return a
+        raise NotFoundError(f"no attempt {attempt_id!r} in scan {self.id!r}")
+
+    def review(self, attempt_id: str, **changes: Any) -> Attempt:
+        """Apply a review (``review_status=``, ``severity=``, ``successful=``); the grade follows."""
+        for i, a in enumerate(self.attempts):
+            if a.id == attempt_id:
+                self.attempts[i] = a.review(**changes)
+                return self.attempts[i]
+        raise NotFoundError(f"no attempt {attempt_id!r} in scan {self.id!r}")
+
+    def probe_summaries(self) -> list[ProbeSummary]:
+        from giskard_nb.scan.summary import probe_summaries
+
+        return probe_summaries(self)
+
+    def category_summaries(self) -> list[CategorySummary]:
+        from giskard_nb.scan.summary import category_summaries
+
+        return category_summaries(self)
+
+    def to_dataframe(self):
+        """One row per attempt (pandas)."""
+        from giskard_nb.scan.summary import attempts_dataframe
+
+        return attempts_dataframe(self.attempts)
+
+    def probes_dataframe(self):
+        from giskard_nb.scan.summary import summaries_dataframe
+
+        return summaries_dataframe(self.probe_summaries())
+
+    def categories_dataframe(self):
+        from giskard_nb.scan.summary import summaries_dataframe
+
+        return summaries_dataframe(self.category_summaries())
+
+    def to_test_cases(self, attempt_ids: list[str] | None = None):
+        """Regression scenarios (core ``Scenario``) for the chosen attempts (default: the findings)."""
+        from giskard_nb.scan.regression import attempts_to_scenarios
+
+        chosen = self.findings if attempt_ids is None else [self.attempt(i) for i in attempt_ids]
+        return attempts_to_scenarios(chosen)
+
+    def report(self) -> str:
+        from giskard_nb.scan.render import scan_text
+
+        return scan_text(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"<ScanReport {self.name!r} {self.status} grade={self.grade} "
+            f"{len(self.findings)} findings / {len(self.attempts)} attempts>"
+        )
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        from giskard_nb.core.render import safe_html
+        from giskard_nb.scan.render import scan_html
+
+        return safe_html(scan_html, self)

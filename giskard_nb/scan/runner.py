@@ -1,0 +1,366 @@
+"""Running a scan: attacks sent to the agent concurrently, each judged, reported as it completes.
+
+``run_scan(agent, ...)`` plans the scan (``plan.py``), optionally has the generator write variants, then
+runs at most ``max_concurrency`` attacks at a time. A multi-turn attack sends its turns in order (with a
+generator, an adaptive attacker writes the turns after the first) and stops early once a rule detector
+fires. Each finished attack becomes an ``Attempt`` passed to ``on_attempt`` (sync or async) right away,
+so a caller can persist it; ``completed`` lists attack ids to skip when resuming.
+
+Failures are data: an agent that raises, times out or answers nonsense gives an errored attempt; so does
+a judge or attacker model that fails or answers junk. Only an exception raised by ``on_attempt`` (a
+persistence failure) stops the scan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from giskard_nb.core.missing import MISSING
+from giskard_nb.core.sync import run_sync
+from giskard_nb.core.usage import Usage
+from giskard_nb.errors import AgentError, GiskardValidationError
+from giskard_nb.scan.agent import AgentReply, call_agent
+from giskard_nb.scan.attack import Attack
+from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack
+from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector
+from giskard_nb.scan.detectors.refusal import detect_refusal
+from giskard_nb.scan.grading import Severity
+from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
+from giskard_nb.scan.probe import Probe
+from giskard_nb.scan.result import Attempt, ScanReport, _now
+
+__all__ = ["default_model", "run_scan", "run_scan_sync"]
+
+OnAttempt = Callable[[Attempt], Any]
+
+
+def default_model() -> Any:
+    """The configured default generator (``giskard_nb.llm``), or None when no model is configured."""
+    try:
+        from giskard_nb.llm import get_default_generator
+    except ImportError:  # pragma: no cover - the LLM layer ships with the package
+        return None
+    return get_default_generator(required=False)
+
+
+async def run_scan(
+    agent: Callable[..., Any],
+    options: ScanOptions | None = None,
+    /,
+    *,
+    judge: Any = MISSING,
+    generator: Any = MISSING,
+    on_attempt: OnAttempt | None = None,
+    progress: bool = False,
+    completed: Iterable[str] = (),
+    name: str = "scan",
+    **overrides: Any,
+) -> ScanReport:
+    """Scan ``agent`` (a callable taking ``[{role, content}]`` messages, sync or async).
+
+    ``judge`` / ``generator``: models for judged detectors and for written attacks (default: the
+    configured default generator, if any; ``None`` for none). Options are a ``ScanOptions`` and/or
+    keyword overrides (``categories=``, ``probe_ids=``, ``max_attempts_per_probe=``, ``budget=``...).
+    """
+    if not callable(agent):
+        raise GiskardValidationError(
+            f"the agent must be a function taking the list of chat messages, got {type(agent).__name__}"
+        )
+    options = resolve_options(options, overrides)
+    model = default_model() if MISSING in (judge, generator) else None
+    judge = model if judge is MISSING else judge
+    generator = model if generator is MISSING else generator
+    if options.use_judge is False:
+        judge = None
+    plan = plan_scan(options, judge=judge, generator=generator)
+    run = _ScanRun(agent, options, plan, judge, generator, on_attempt, name)
+    return await run.run(set(completed), progress)
+
+
+def run_scan_sync(
+    agent: Callable[..., Any], options: ScanOptions | None = None, /, **kwargs: Any
+) -> ScanReport:
+    """``run_scan`` from synchronous code (also inside a notebook's running loop)."""
+    return run_sync(run_scan(agent, options, **kwargs))
+
+
+class _ScanRun:
+    def __init__(
+        self, agent, options: ScanOptions, plan: ScanPlan, judge, generator, on_attempt, name
+    ):
+        self.agent, self.options, self.plan = agent, options, plan
+        self.judge, self.generator, self.on_attempt = judge, generator, on_attempt
+        self.probes = {p.id: p for p in plan.probes}
+        self.tracker = BudgetTracker(options.budget)
+        self.report = ScanReport(
+            name=name,
+            probes=[
+                {"id": p.id, "name": p.name, "category": p.category, "severity": int(p.severity)}
+                for p in plan.probes
+            ],
+            skipped_probes=dict(plan.skipped),
+            options=options.summary(),
+            estimate=plan.estimate,
+        )
+        self.executor: ThreadPoolExecutor | None = None
+
+    # -- the run ---------------------------------------------------------------------------------------
+
+    async def run(self, completed: set[str], progress: bool) -> ScanReport:
+        report = self.report
+        report.status, report.started_at = "running", _now()
+        self.executor = ThreadPoolExecutor(
+            self.options.max_concurrency, thread_name_prefix="giskard-nb-scan"
+        )
+        bar = None
+        try:
+            attacks = await self._with_variants(self.plan.attacks)
+            todo = [a for a in attacks if a.id not in completed]
+            report.planned_attacks = len(attacks)
+            if progress:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=len(todo), desc=f"scan {report.name}", unit="attack")
+            queue = iter(todo)
+
+            async def worker() -> None:
+                for attack in queue:
+                    expected = self._expected(attack)
+                    if not self.tracker.reserve(expected):
+                        return
+                    attempt = await self.execute(attack)
+                    self.tracker.settle(
+                        expected,
+                        agent_calls=attempt.agent_calls,
+                        llm_calls=attempt.usage.llm_calls,
+                        tokens=attempt.usage.total_tokens,
+                        cost_usd=attempt.usage.cost_usd,
+                    )
+                    report.attempts.append(attempt)
+                    if bar is not None:
+                        bar.update(1)
+                    await self._notify(attempt)
+
+            workers = [
+                asyncio.create_task(worker())
+                for _ in range(min(self.options.max_concurrency, len(todo)) or 1)
+            ]
+            try:
+                await asyncio.gather(*workers)
+            except BaseException:
+                for w in workers:
+                    w.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+                raise
+            report.stop_reason = self.tracker.stop_reason
+            report.status = "stopped" if self.tracker.stop_reason else "completed"
+        except asyncio.CancelledError:
+            report.status, report.stop_reason = "cancelled", "the scan was interrupted"
+            raise
+        except KeyboardInterrupt:
+            report.status, report.stop_reason = "cancelled", "the scan was interrupted"
+            raise
+        except Exception as exc:
+            report.status, report.stop_reason = "error", f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            report.finished_at = _now()
+            if bar is not None:
+                bar.close()
+            self.executor.shutdown(wait=False, cancel_futures=True)
+        return report
+
+    async def _notify(self, attempt: Attempt) -> None:
+        if self.on_attempt is None:
+            return
+        out = self.on_attempt(attempt)
+        if inspect.isawaitable(out):
+            await out
+
+    def _expected(self, attack: Attack) -> Estimate:
+        probe = self.probes[attack.probe_id]
+        adaptive = self.options.max_turns if (attack.adaptive and self.generator is not None) else 0
+        return estimate_attack(
+            attack, judged=self.plan.judged and probe.uses_judge, adaptive_turns=adaptive
+        )
+
+    async def _with_variants(self, attacks: list[Attack]) -> list[Attack]:
+        n = self.options.variants_per_attack
+        if not n or self.generator is None:
+            return list(attacks)
+        from giskard_nb.scan.generate import variants
+
+        semaphore = asyncio.Semaphore(self.options.max_concurrency)
+
+        async def one(attack: Attack) -> list[Attack]:
+            async with semaphore:
+                if not self.tracker.reserve(Estimate(generator_calls=1)):
+                    return [attack]
+                try:
+                    made, usage = await variants(attack, self.generator, n)
+                except Exception as exc:
+                    self.report.warnings.append(
+                        f"no variants for {attack.id}: the generator failed ({type(exc).__name__}: {exc})"
+                    )
+                    made, usage = [], Usage(llm_calls=1)
+                self.tracker.settle(
+                    Estimate(generator_calls=1), agent_calls=0, llm_calls=usage.llm_calls,
+                    tokens=usage.total_tokens, cost_usd=usage.cost_usd,
+                )  # fmt: skip
+                self.report.extra_usage = self.report.extra_usage + usage
+                return [attack, *made]
+
+        groups = await asyncio.gather(*(one(a) for a in attacks))
+        return [a for group in groups for a in group]
+
+    # -- one attack ------------------------------------------------------------------------------------
+
+    async def execute(self, attack: Attack) -> Attempt:
+        probe = self.probes[attack.probe_id]
+        start = time.perf_counter()
+        messages: list[dict[str, Any]] = [dict(m) for m in attack.history]
+        sent: list[str] = []
+        replies: list[AgentReply] = []
+        usage = Usage()
+        adaptive = attack.adaptive and self.generator is not None
+        n_turns = max(len(attack.turns), self.options.max_turns) if adaptive else len(attack.turns)
+        error = phase = None
+        detection: Detection | None = None
+        for k in range(n_turns):
+            try:
+                if k == 0 or not adaptive:
+                    text = attack.turns[k]
+                else:
+                    from giskard_nb.scan.generate import next_turn
+
+                    text, used = await next_turn(attack, messages, k, self.generator)
+                    usage = usage + used
+            except Exception as exc:
+                error, phase = (
+                    f"the attacker model failed: {type(exc).__name__}: {exc}",
+                    "generator",
+                )
+                break
+            messages.append({"role": "user", "content": text})
+            sent.append(text)
+            try:
+                reply = await call_agent(
+                    self.agent, messages, timeout=self.options.timeout, executor=self.executor
+                )
+            except AgentError as exc:
+                error, phase = str(exc), "agent"
+                break
+            replies.append(reply)
+            messages.append({"role": "assistant", "content": reply.text})
+            if k < n_turns - 1 and n_turns > 1:
+                detection = await self._rules(probe, attack, sent, replies)
+                if detection is not None:
+                    break
+        verdict_usage = Usage()
+        if error is None and detection is None:
+            try:
+                detection, verdict_usage = await self.detect(probe, attack, sent, replies)
+            except Exception as exc:
+                error, phase = f"{type(exc).__name__}: {exc}", "detector"
+        usage = usage + verdict_usage
+        severity = Severity.SAFE
+        if detection is not None and error is None:
+            severity = detection.severity or attack.severity or probe.severity
+        last = replies[-1] if replies else None
+        return Attempt(
+            attack=attack,
+            probe_name=probe.name,
+            messages=messages,
+            output=last.text if last else "",
+            output_metadata=_jsonable(last.metadata) if last else {},
+            tool_calls=_jsonable(last.tool_calls) if last else [],
+            successful=detection is not None and error is None,
+            severity=severity,
+            reason=(
+                detection.reason
+                if detection
+                else ("" if error else "no detector found a successful attack")
+            ),
+            detector=detection.detector if detection else None,
+            evidence=detection.evidence if detection else None,
+            error=error,
+            error_phase=phase,
+            usage=usage,
+            agent_calls=len(replies),
+            duration_ms=(time.perf_counter() - start) * 1000,
+        )
+
+    def _context(
+        self, attack: Attack, sent: list[str], replies: list[AgentReply]
+    ) -> DetectionContext:
+        actual = attack.model_copy(update={"turns": list(sent)}) if sent != attack.turns else attack
+        return DetectionContext(
+            attack=actual, replies=replies, profile=self.options.profile, judge=self.judge
+        )
+
+    async def _rules(
+        self, probe: Probe, attack: Attack, sent: list[str], replies: list[AgentReply]
+    ) -> Detection | None:
+        ctx = self._context(attack, sent, replies)
+        for detector in probe.detectors:
+            if not detector.uses_judge:
+                found = await _run_detector(detector, ctx)
+                if found is not None:
+                    return found
+        return None
+
+    async def detect(
+        self, probe: Probe, attack: Attack, sent: list[str], replies: list[AgentReply]
+    ) -> tuple[Detection | None, Usage]:
+        """Rule detectors first; the judge only if they found nothing and the reply is not a refusal."""
+        ctx = self._context(attack, sent, replies)
+        detectors = probe.active_detectors(with_judge=self.plan.judged)
+        for detector in [d for d in detectors if not d.uses_judge]:
+            found = await _run_detector(detector, ctx)
+            if found is not None:
+                return found, Usage()
+        judges = [d for d in detectors if d.uses_judge]
+        if not judges or detect_refusal(ctx.text, attack.goal or None).kind in (
+            "explicit",
+            "empty",
+        ):
+            return None, Usage()
+        for detector in judges:
+            found = await _run_detector(detector, ctx)
+            if found is not None:
+                return found, _usage(ctx.usage)
+        return None, _usage(ctx.usage)
+
+
+async def _run_detector(detector: Detector, ctx: DetectionContext) -> Detection | None:
+    out = detector.detect(ctx)
+    if inspect.isawaitable(out):
+        out = await out
+    if out is not None and not isinstance(out, Detection):
+        raise GiskardValidationError(
+            f"detector {detector.label!r} returned {type(out).__name__}; it must return a Detection or None"
+        )
+    if out is not None and not out.detector:
+        out = out.model_copy(update={"detector": detector.label})
+    return out
+
+
+def _usage(values: dict[str, float]) -> Usage:
+    return Usage(
+        prompt_tokens=int(values.get("prompt_tokens", 0)),
+        completion_tokens=int(values.get("completion_tokens", 0)),
+        total_tokens=int(values.get("total_tokens", 0)),
+        cost_usd=float(values.get("cost_usd", 0.0)),
+        llm_calls=int(values.get("llm_calls", 0)),
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(value, default=str))
