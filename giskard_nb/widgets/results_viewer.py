@@ -177,7 +177,7 @@ class ResultsViewer(View):
             )
         self.opened = index
         self._w["open_index"].value = index
-        self._w["category"].value = self.items[index].failure_category or ALL
+        self._w["category"].value = self.items[index].failure_category or ""
         self._w["detail"].value = self.detail_html(index)
         return self._w["detail"].value
 
@@ -189,7 +189,7 @@ class ResultsViewer(View):
         item.failure_category = category
         if category is not None and category not in self.categories:
             self.categories.append(category)
-            self._w["category"].options = [ALL, *self.categories]
+            self._w["category"].options = list(self.categories)
             self._w["f_category"].options = [ALL, *self.categories]
         if self.on_relabel is not None:
             self.on_relabel(item, category)
@@ -284,7 +284,7 @@ class ResultsViewer(View):
             ),
             "open": w.Button(description="Open"),
             "category": w.Combobox(
-                options=[ALL, *self.categories], placeholder="failure category", value=ALL
+                options=list(self.categories), placeholder="failure category (empty: none)"
             ),
             "relabel": w.Button(description="Relabel"),
             "detail": w.HTML(),

@@ -1,0 +1,203 @@
+"""A real browser: JupyterLab on 127.0.0.1 driven by Playwright with Debian's Chromium.
+
+Opens the quickstart notebook, runs every cell, checks that the results table, a Plotly chart and the
+ResultsViewer rendered, clicks the EvaluationRunner's Run button and waits for its results, and checks
+that the agent output carrying ``<img onerror>`` and ``<script>`` payloads executed nothing.
+
+Needs ``/usr/bin/chromium`` and ``jupyterlab`` + ``playwright`` in the environment (``.ci/browser.sh``
+installs them); skipped with the reason otherwise. Playwright's own browsers are never downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+REPO = Path(__file__).resolve().parents[2]
+QUICKSTART = REPO / "notebooks" / "quickstart.ipynb"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _requirements() -> str | None:
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is not installed (run .ci/browser.sh: apt-get install chromium)"
+    for module in ("playwright", "jupyterlab"):
+        try:
+            __import__(module)
+        except ImportError:
+            return (
+                f"{module} is not installed (run .ci/browser.sh: pip install jupyterlab playwright)"
+            )
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def jupyterlab(tmp_path: Path):
+    """A JupyterLab server on 127.0.0.1 with every Jupyter/IPython folder in ``tmp_path``."""
+    root = tmp_path / "root"
+    root.mkdir()
+    shutil.copy(QUICKSTART, root / QUICKSTART.name)
+    settings = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path / "home"),
+        "IPYTHONDIR": str(tmp_path / "ipython"),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
+        "GISKARD_NB_HOME": str(tmp_path / "giskard-nb-home"),
+    }
+    port, token = _free_port(), secrets.token_hex(16)
+    log = (tmp_path / "jupyterlab.log").open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+            "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
+            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.news_url=", "--ServerApp.open_browser=False",
+        ],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail(
+                    "JupyterLab did not start:\n"
+                    + (tmp_path / "jupyterlab.log").read_text()[-3000:]
+                )
+            time.sleep(0.3)
+        yield {"base": base, "token": token, "tmp": tmp_path}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        log.close()
+
+
+def test_quickstart_runs_renders_and_executes_no_agent_html(jupyterlab):
+    reason = _requirements()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    # screenshots go to the test's temp folder, or to $GISKARD_NB_BROWSER_ARTIFACTS when set
+    artifacts = Path(os.environ.get("GISKARD_NB_BROWSER_ARTIFACTS") or jupyterlab["tmp"])
+    artifacts.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    dialogs: list[str] = []
+    console_errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60_000)
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.on(
+                "console", lambda m: console_errors.append(m.text) if m.type == "error" else None
+            )
+            url = f"{jupyterlab['base']}/lab/tree/quickstart.ipynb?token={jupyterlab['token']}"
+            page.goto(url)
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            # the status bar says "Python 3 (ipykernel) | Idle" once the kernel is connected
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+                ".some(e => /\\| Idle/.test(e.textContent))",
+                timeout=60_000,
+            )
+            title_before = page.title()
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_text("Run All Cells", exact=True).click()
+
+            # a pandas results table, a Plotly chart, and the ResultsViewer's table
+            page.wait_for_selector(".jp-OutputArea-output table.dataframe", timeout=20_000)
+            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=20_000)
+            page.wait_for_selector(".giskard-results-viewer .giskard-results-table", timeout=20_000)
+            run_button = page.wait_for_selector(".giskard-run-button", timeout=20_000)
+            page.wait_for_selector(
+                ".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000
+            )
+            table_text = page.inner_text(".jp-OutputArea-output table.dataframe")
+            assert "refund window" in table_text and "injection attempt" in table_text
+
+            # the EvaluationRunner: click Run, wait for the results to open
+            run_button.click()
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.giskard-run-state')]"
+                ".some(e => e.textContent.includes('Finished: 6 scenarios'))",
+                timeout=60_000,
+            )
+            page.wait_for_selector(
+                ".giskard-evaluation-runner .giskard-results-table", timeout=30_000
+            )
+            runner_text = page.inner_text(".giskard-evaluation-runner")
+            assert "4 passed" in runner_text and "2 failed" in runner_text
+            assert "6 / 6" in runner_text
+
+            # the hostile output is shown as text, and nothing in it ran
+            page.wait_for_timeout(1500)  # give any injected onerror handler time to fire
+            html = page.content()
+            assert "&lt;img src=x onerror=" in html  # shown, escaped
+            assert page.evaluate("() => typeof window.__giskard_xss") == "undefined"
+            assert page.title() == title_before and "pwned" not in page.title()
+            assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"]').length") == 0
+            assert dialogs == []
+            page.screenshot(path=str(artifacts / "quickstart.png"))
+            page.locator(".giskard-evaluation-runner").screenshot(
+                path=str(artifacts / "runner.png")
+            )
+        except Exception:
+            shot = artifacts / "failure.png"
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"\nscreenshot of the failure: {shot}; console errors: {console_errors[-5:]}")
+            raise
+        finally:
+            browser.close()
+    elapsed = time.monotonic() - started
+    print(f"\nbrowser test wall time: {elapsed:.1f} s (screenshots in {artifacts})")
