@@ -96,7 +96,11 @@ class ResultsResource(Resource[EvaluationResult]):
             self._hub.evaluations._refresh_counts(conn, result.evaluation_id)
         return updated
 
-    relabel = update
+    def relabel(
+        self, result_id: str, failure_category: str | FailureCategory | dict[str, Any] | None
+    ) -> EvaluationResult:
+        """``update(result_id, failure_category=...)``: give a result another failure category."""
+        return self.update(result_id, failure_category=failure_category)
 
     def to_dataframe(self, evaluation_id: str, level: Level = "results") -> pd.DataFrame:
         """One row per result (``"results"``) or per check result (``"checks"``); see
