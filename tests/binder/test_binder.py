@@ -27,8 +27,11 @@ def _requirements() -> list[str]:
 
 def test_requirements_match_the_package_dependencies():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    assert sorted(_requirements()) == sorted(project["dependencies"]), (
-        "binder/requirements.txt must list exactly pyproject.toml's [project].dependencies"
+    missing = sorted(set(project["dependencies"]) - set(_requirements()))
+    extra = sorted(set(_requirements()) - set(project["dependencies"]))
+    assert not missing and not extra, (
+        "binder/requirements.txt must list exactly pyproject.toml's [project].dependencies: "
+        f"add {missing}, remove {extra}"
     )
     # never a path relative to binder/: repo2docker installs from the repository root
     assert not any(r.startswith("-e") or ".." in r for r in _requirements())
