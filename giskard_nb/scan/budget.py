@@ -134,6 +134,8 @@ def estimate_attack(
         generated = turns - 1
     else:
         turns, generated = len(attack.turns), 0
+    if attack.metadata.get("generate_first_turn"):
+        generated += 1
     conversation = tokens(attack.input_text) + REPLY_TOKENS * turns
     j_prompt = (JUDGE_OVERHEAD + conversation) if judged else 0
     j_completion = JUDGE_COMPLETION if judged else 0

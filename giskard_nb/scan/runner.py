@@ -233,7 +233,22 @@ class _ScanRun:
         detection: Detection | None = None
         for k in range(n_turns):
             try:
-                if k == 0 or not adaptive:
+                if (
+                    k == 0
+                    and attack.metadata.get("generate_first_turn")
+                    and self.generator is not None
+                ):
+                    from giskard_nb.scan.generate import first_turn
+
+                    text, used = await first_turn(
+                        str(attack.metadata.get("technique", "")),
+                        str(attack.metadata.get("technique_instruction", "")),
+                        attack.goal,
+                        self.options.profile.description or self.options.profile.name,
+                        self.generator,
+                    )
+                    usage = usage + used
+                elif k == 0 or not adaptive:
                     text = attack.turns[k]
                 else:
                     from giskard_nb.scan.generate import next_turn
