@@ -3,7 +3,15 @@ each widget can be driven from code (and is tested headless)."""
 
 from giskard_nb.widgets.builder import ScenarioBuilder
 from giskard_nb.widgets.evaluation_runner import EvaluationRunner
+from giskard_nb.widgets.hub_save import save_to_hub, scenario_to_test_case
 from giskard_nb.widgets.playground import Playground
 from giskard_nb.widgets.results_viewer import ResultsViewer
 
-__all__ = ["EvaluationRunner", "Playground", "ResultsViewer", "ScenarioBuilder"]
+__all__ = [
+    "EvaluationRunner",
+    "Playground",
+    "ResultsViewer",
+    "ScenarioBuilder",
+    "save_to_hub",
+    "scenario_to_test_case",
+]

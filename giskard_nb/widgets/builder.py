@@ -18,7 +18,7 @@ from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.widgets._common import Job, View, esc, named, pre
-from giskard_nb.widgets.evaluation_runner import offload_sync_agent
+from giskard_nb.widgets.backends import offload_sync_agent
 from giskard_nb.widgets.forms import CheckForm, check_kinds
 
 __all__ = ["ScenarioBuilder"]

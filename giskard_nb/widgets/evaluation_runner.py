@@ -1,6 +1,10 @@
 """EvaluationRunner: pick an agent and a dataset, run in the background with live counters, cancel,
 open the results.
 
+Two sources: core Suites run against Python agents (``agents=``, ``datasets=``), or a Hub project
+(``hub=``, ``project_id=``): its datasets, its registered agents plus any Python agents given, each
+run stored as a Hub evaluation whose results open in a ResultsViewer that relabels into the Hub.
+
 The run is a ``Job`` (an asyncio task on the notebook's loop), so the kernel stays free while it
 runs; synchronous agents are called on worker threads so they do not block that loop either.
 Every button has a method: ``run()``, ``cancel()``, ``open_results()``.
@@ -8,59 +12,28 @@ Every button has a method: ``run()``, ``cancel()``, ``open_results()``.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
+import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from giskard_nb.core.inject import injector
-from giskard_nb.core.scenario import Scenario
-from giskard_nb.core.scenario_result import ScenarioResult
-from giskard_nb.core.suite import Suite
-from giskard_nb.core.suite_result import SuiteResult
-from giskard_nb.errors import GiskardValidationError
-from giskard_nb.widgets._common import Job, View, badge, named
+from giskard_nb.errors import GiskardNBError, GiskardValidationError
+from giskard_nb.widgets._common import Job, View, badge, esc
+from giskard_nb.widgets.backends import HubBackend, SuiteBackend, offload_sync_agent
 from giskard_nb.widgets.results_viewer import ResultsViewer
 
 __all__ = ["EvaluationRunner", "offload_sync_agent"]
 
-
-def offload_sync_agent(agent: Any) -> Any:
-    """An async twin of a synchronous agent that calls it on a worker thread (same parameters by
-    name: ``inputs`` and ``trace``), so a slow agent never blocks the notebook's event loop."""
-    if not callable(agent) or inspect.iscoroutinefunction(agent):
-        return agent
-    call = getattr(agent, "__call__", None)  # noqa: B004 - objects with an async __call__
-    if call is not None and inspect.iscoroutinefunction(call):
-        return agent
-    plan = injector(agent, ("inputs", "trace"))
-
-    async def threaded(inputs: Any, trace: Any) -> Any:
-        out = await asyncio.to_thread(plan.call, {"inputs": inputs, "trace": trace})
-        if inspect.isawaitable(out):
-            out = await out
-        return out
-
-    threaded.__qualname__ = getattr(agent, "__qualname__", "agent")
-    return threaded
-
-
-def _as_suite(dataset: Any, name: str) -> Suite:
-    if isinstance(dataset, Suite):
-        return dataset
-    if isinstance(dataset, Sequence) and all(isinstance(s, Scenario) for s in dataset):
-        return Suite(name, scenarios=list(dataset))
-    raise GiskardValidationError(
-        f"dataset {name!r} is a {type(dataset).__name__}: give a Suite or a list of Scenarios"
-    )
+_LABELS = {"pass": "passed", "fail": "failed", "error": "errored", "skip": "skipped"}
 
 
 class EvaluationRunner(View):
-    """Run a dataset of scenarios against an agent from the notebook, with live progress.
+    """Run a dataset against an agent from the notebook, with live progress.
 
-    ``agents``: a callable or ``{name: callable}``; ``datasets``: a Suite, a list of Scenarios, or
-    ``{name: Suite | [Scenario, ...]}``. ``on_finish(result)`` is called with the SuiteResult.
+    Core: ``agents`` is a callable or ``{name: callable}`` (of ``inputs``/``trace``), ``datasets``
+    a Suite, a list of Scenarios or ``{name: ...}``; the outcome is a SuiteResult.
+    Hub: ``hub`` and ``project_id``, optional local ``agents`` (functions of the message list); the
+    outcome is the stored Hub ``Evaluation``. ``on_finish(outcome)`` is called at the end.
     """
 
     def __init__(
@@ -68,28 +41,34 @@ class EvaluationRunner(View):
         agents: Any = None,
         datasets: Any = None,
         *,
+        hub: Any = None,
+        project_id: str | None = None,
         max_concurrency: int = 8,
         timeout: float | None = None,
         page_size: int = 20,
-        on_finish: Callable[[SuiteResult], Any] | None = None,
+        on_finish: Callable[[Any], Any] | None = None,
     ):
-        self.agents = named(agents, "agents", "agent")
-        self.datasets = named(datasets, "datasets", "dataset")
-        if not self.agents or not self.datasets:
-            raise GiskardValidationError(
-                "EvaluationRunner needs agents= (a callable or {name: callable}) and datasets= "
-                "(a Suite, a list of Scenarios, or {name: ...})"
+        if hub is not None:
+            if project_id is None or datasets is not None:
+                raise GiskardValidationError(
+                    "with hub=, give project_id= (the datasets are the project's) and no datasets="
+                )
+            self.backend: Any = HubBackend(
+                hub, project_id, agents, max_concurrency=max_concurrency, timeout=timeout
             )
-        self.max_concurrency = max_concurrency
-        self.timeout = timeout
+        else:
+            self.backend = SuiteBackend(
+                agents, datasets, max_concurrency=max_concurrency, timeout=timeout
+            )
         self.page_size = page_size
         self.on_finish = on_finish
         self.job: Job | None = None
-        self.result: SuiteResult | None = None
+        self.result: Any = None
         self.viewer: ResultsViewer | None = None
         self.state = "idle"
-        self._partial: dict[int, ScenarioResult] = {}
+        self.counts: dict[str, int] = dict.fromkeys(_LABELS, 0)
         self._total = 0
+        self._error = ""
         self._started = 0.0
         self._build()
 
@@ -97,36 +76,28 @@ class EvaluationRunner(View):
 
     def run(self, agent: str | None = None, dataset: str | None = None) -> Job:
         """Start the run in the background (names default to the dropdowns' choices); returns the job.
-        ``await runner.job`` (notebook) or ``runner.job.wait()`` (script) for the SuiteResult."""
+        ``await runner.job`` (notebook) or ``runner.job.wait()`` (script) for the outcome."""
         if self.job is not None and not self.job.done():
             raise GiskardValidationError("a run is already in progress: cancel() it first")
         agent = agent or self._w["agent"].value
         dataset = dataset or self._w["dataset"].value
         for name, value, known in (
-            ("agent", agent, self.agents),
-            ("dataset", dataset, self.datasets),
+            ("agent", agent, self.backend.agents),
+            ("dataset", dataset, self.backend.datasets),
         ):
             if value not in known:
                 raise GiskardValidationError(
                     f"unknown {name} {value!r}: choose one of {', '.join(map(repr, known))}"
                 )
-        suite = _as_suite(self.datasets[dataset], dataset)
+        self._total = self.backend.size(dataset)
         self._w["agent"].value, self._w["dataset"].value = agent, dataset
-        self._partial = {}
-        self._total = len(suite.scenarios)
-        self.result = None
-        self.state = "running"
+        self.counts = dict.fromkeys(_LABELS, 0)
+        self.result, self.viewer, self.state = None, None, "running"
         self._started = time.perf_counter()
         self._w["results"].children = []
         self._w["progress"].max = max(1, self._total)
         self._refresh()
-        target = offload_sync_agent(self.agents[agent])
-        coro = suite.run(
-            target,
-            max_concurrency=self.max_concurrency,
-            timeout=self.timeout,
-            on_result=self._on_result,
-        )
+        coro = self.backend.run(agent, dataset, self._report)
         self.job = Job(coro, on_done=self._on_done, name=f"giskard-nb-evaluation-{dataset}")
         return self.job
 
@@ -140,53 +111,46 @@ class EvaluationRunner(View):
 
     def open_results(self) -> ResultsViewer:
         """Show (and return) a ResultsViewer of the last run's results."""
-        if self.result is None:
-            raise GiskardValidationError(
-                "nothing to open yet: run() first and wait for it to finish"
-            )
-        self.viewer = ResultsViewer(self.result, page_size=self.page_size)
-        self._w["results"].children = [self.viewer.widget]
-        return self.viewer
-
-    @property
-    def counts(self) -> dict[str, int]:
-        out = {"pass": 0, "fail": 0, "error": 0, "skip": 0}
-        for r in self._partial.values():
-            out[r.status.value] += 1
-        return out
+        viewer = self.backend.viewer(self.result, self.page_size) if self.result else None
+        if viewer is None:
+            raise GiskardValidationError("nothing to open yet: run() first and wait for results")
+        self.viewer = viewer
+        self._w["results"].children = [viewer.widget]
+        return viewer
 
     # -- internals -----------------------------------------------------------------------------------
 
-    def _on_result(self, index: int, result: ScenarioResult) -> None:
-        self._partial[index] = result
+    def _report(self, counts: dict[str, int]) -> None:
+        self.counts = {s: counts.get(s, 0) for s in _LABELS}
         self._refresh()
 
     def _on_done(self, job: Job) -> None:
-        elapsed = (time.perf_counter() - self._started) * 1000
         if job.error is None:
             self.result = job.result()
             self.state = "finished"
         else:
-            ordered = [self._partial[i] for i in sorted(self._partial)]
-            self.result = SuiteResult(
-                name=self._w["dataset"].value, results=ordered, duration_ms=elapsed
-            )
+            self.result = self.backend.partial()
             self.state = "cancelled" if job.cancelled else "failed"
-            self._error = job.error
+            self._error = f"{type(job.error).__name__}: {job.error}"
+        if self.result is not None and hasattr(self.result, "counts"):  # a Hub evaluation
+            self.counts = {s: self.result.counts.get(s, 0) for s in _LABELS}
+        elif self.result is not None:
+            self.counts = {s: 0 for s in _LABELS}
+            for r in self.result.results:
+                self.counts[r.status.value] += 1
         self._refresh()
-        if self.result.results:
+        with contextlib.suppress(GiskardNBError):  # nothing finished: nothing to show
             self.open_results()
-        if self.on_finish is not None:
+        if self.on_finish is not None and self.result is not None:
             self.on_finish(self.result)
 
     def _refresh(self) -> None:
         counts = self.counts
         done = sum(counts.values())
         w = self._w
-        w["progress"].value = done
-        labels = {"pass": "passed", "fail": "failed", "error": "errored", "skip": "skipped"}
+        w["progress"].value = min(done, w["progress"].max)
         w["counters"].value = (
-            " ".join(badge(s, f"{counts[s]} {labels[s]}") for s in labels)
+            " ".join(badge(s, f"{counts[s]} {label}") for s, label in _LABELS.items())
             + f" <span class='giskard-progress-text'>{done} / {self._total}</span>"
         )
         message = {
@@ -195,7 +159,7 @@ class EvaluationRunner(View):
             "cancelling": "Cancelling…",
             "finished": f"Finished: {done} scenarios.",
             "cancelled": f"Cancelled after {done} of {self._total} scenarios.",
-            "failed": f"The run failed: {getattr(self, '_error', '')!s}",
+            "failed": f"The run failed: {self._error}",
         }[self.state]
         w["state"].value = message
         running = self.state in ("running", "cancelling")
@@ -203,32 +167,41 @@ class EvaluationRunner(View):
         w["cancel"].disabled = not running
         w["open"].disabled = self.result is None
 
+    def _guard(self, action: Callable[[], Any]) -> None:
+        try:
+            action()
+        except (GiskardNBError, ValueError) as exc:
+            self._w["state"].value = f"{exc}"
+            self._w["message"].value = f"<span style='color:#c62828'>{esc(exc)}</span>"
+
     def _build(self) -> None:
         import ipywidgets as w
 
         self._w = {
-            "agent": w.Dropdown(options=list(self.agents), description="agent"),
-            "dataset": w.Dropdown(options=list(self.datasets), description="dataset"),
+            "agent": w.Dropdown(options=self.backend.agents, description="agent"),
+            "dataset": w.Dropdown(options=self.backend.datasets, description="dataset"),
             "run": w.Button(description="Run", button_style="primary", icon="play"),
             "cancel": w.Button(description="Cancel", icon="stop", disabled=True),
             "open": w.Button(description="Open results", disabled=True),
             "progress": w.IntProgress(value=0, min=0, max=1, description="progress"),
             "counters": w.HTML(),
             "state": w.Label(),
+            "message": w.HTML(),
             "results": w.VBox(),
         }
         ww = self._w
         ww["run"].add_class("giskard-run-button")
         ww["state"].add_class("giskard-run-state")
-        ww["run"].on_click(lambda _: self.run())
+        ww["run"].on_click(lambda _: self._guard(self.run))
         ww["cancel"].on_click(lambda _: self.cancel())
-        ww["open"].on_click(lambda _: self.open_results())
+        ww["open"].on_click(lambda _: self._guard(self.open_results))
         self.widget = w.VBox(
             [
                 w.HBox([ww["agent"], ww["dataset"]]),
                 w.HBox([ww["run"], ww["cancel"], ww["open"]]),
                 w.HBox([ww["progress"], ww["counters"]]),
                 ww["state"],
+                ww["message"],
                 ww["results"],
             ]
         )

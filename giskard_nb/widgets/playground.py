@@ -17,7 +17,7 @@ from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.spec import call_target
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.widgets._common import Job, View, esc, named, pre
-from giskard_nb.widgets.evaluation_runner import offload_sync_agent
+from giskard_nb.widgets.backends import offload_sync_agent
 
 __all__ = ["Playground"]
 

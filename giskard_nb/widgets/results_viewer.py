@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.widgets._common import View, badge, esc, pre
 
 __all__ = ["ResultsViewer", "ViewerItem"]
@@ -54,6 +54,10 @@ def item_from_result(result: ScenarioResult, failure_category: str | None = None
     )
 
 
+def _is_hub_evaluation(source: Any) -> bool:
+    return type(source).__module__.startswith("giskard_nb.hub") and hasattr(source, "_require_hub")
+
+
 def _items(source: Any) -> list[ViewerItem]:
     from giskard_nb.core.suite_result import SuiteResult
 
@@ -74,6 +78,9 @@ def _items(source: Any) -> list[ViewerItem]:
 class ResultsViewer(View):
     """Browse results: filter by status, check, failure category, tag and text; page; open one.
 
+    ``results``: a SuiteResult, a ScenarioResult, a list of them, or a Hub ``Evaluation`` (its
+    project's failure categories are offered, and relabelling stores the new category in the Hub).
+
     ``categories`` are the failure categories offered for relabelling; ``on_relabel(item, category)``
     is called after a relabel (the Hub uses it to store the new label).
     """
@@ -88,7 +95,14 @@ class ResultsViewer(View):
     ):
         if page_size < 1:
             raise GiskardValidationError(f"page_size must be >= 1, got {page_size!r}")
-        self.items = _items(results)
+        if _is_hub_evaluation(results):  # a stored Hub evaluation: relabels go to the Hub
+            from giskard_nb.widgets.backends import evaluation_items
+
+            self.items, hub_categories, store = evaluation_items(results._require_hub(), results)
+            categories = [*hub_categories, *categories]
+            on_relabel = on_relabel or store
+        else:
+            self.items = _items(results)
         self.page_size = page_size
         self.on_relabel = on_relabel
         known = {i.failure_category for i in self.items} - {None}
@@ -186,13 +200,13 @@ class ResultsViewer(View):
         if category is not None and not category.strip():
             raise GiskardValidationError("a failure category must be a non-empty string, or None")
         item = self.items[index]
+        if self.on_relabel is not None:  # store first: a refused label changes nothing here
+            self.on_relabel(item, category)
         item.failure_category = category
         if category is not None and category not in self.categories:
             self.categories.append(category)
             self._w["category"].options = list(self.categories)
             self._w["f_category"].options = [ALL, *self.categories]
-        if self.on_relabel is not None:
-            self.on_relabel(item, category)
         if self.opened == index:
             self._w["detail"].value = self.detail_html(index)
         self._render_page()
@@ -295,7 +309,7 @@ class ResultsViewer(View):
         ww["prev"].on_click(lambda _: self.previous_page())
         ww["next"].on_click(lambda _: self.next_page())
         ww["open"].on_click(lambda _: self.open(ww["open_index"].value))
-        ww["relabel"].on_click(lambda _: self._relabel_from_controls())
+        ww["relabel"].on_click(lambda _: self._guarded(self._relabel_from_controls))
         self.widget = w.VBox(
             [
                 w.HBox([ww["f_status"], ww["f_check"], ww["f_tag"], ww["f_category"]]),
@@ -322,6 +336,14 @@ class ResultsViewer(View):
             failure_category=value("f_category"),
             search=ww["f_search"].value or None,
         )
+
+    def _guarded(self, action: Any) -> None:
+        try:
+            action()
+        except (GiskardNBError, ValueError) as exc:
+            self._w["detail"].value = (
+                f"<span style='color:#c62828'>{esc(exc)}</span>" + self._w["detail"].value
+            )
 
     def _relabel_from_controls(self) -> None:
         if self.opened is None:

@@ -1,0 +1,227 @@
+"""What an EvaluationRunner runs: core Suites against Python agents (``SuiteBackend``), or Hub
+datasets against registered and local agents, stored as Hub evaluations (``HubBackend``).
+
+A backend names its agents and datasets, runs one pair while reporting status counts, says what
+was kept when a run is cancelled, and opens a ResultsViewer on an outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from giskard_nb.core.scenario import Scenario
+from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.core.suite import Suite
+from giskard_nb.core.suite_result import SuiteResult
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.widgets._common import named
+from giskard_nb.widgets.results_viewer import ResultsViewer, ViewerItem, item_from_result
+
+__all__ = [
+    "HubBackend",
+    "SuiteBackend",
+    "evaluation_items",
+    "evaluation_viewer",
+    "offload_sync_agent",
+]
+
+Report = Callable[[dict[str, int]], None]
+
+
+def _zero() -> dict[str, int]:
+    return {"pass": 0, "fail": 0, "error": 0, "skip": 0}
+
+
+def offload_sync_agent(agent: Any) -> Any:
+    """An async twin of a synchronous agent that calls it on a worker thread (same parameters by
+    name: ``inputs`` and ``trace``), so a slow agent never blocks the notebook's event loop."""
+    import inspect
+
+    from giskard_nb.core.inject import injector
+
+    if not callable(agent) or inspect.iscoroutinefunction(agent):
+        return agent
+    if inspect.iscoroutinefunction(getattr(agent, "__call__", None)):  # noqa: B004
+        return agent
+    plan = injector(agent, ("inputs", "trace"))
+
+    async def threaded(inputs: Any, trace: Any) -> Any:
+        out = await asyncio.to_thread(plan.call, {"inputs": inputs, "trace": trace})
+        if inspect.isawaitable(out):
+            out = await out
+        return out
+
+    threaded.__qualname__ = getattr(agent, "__qualname__", "agent")
+    return threaded
+
+
+class SuiteBackend:
+    """Suites (or lists of Scenarios) run against Python callables; outcome: a SuiteResult."""
+
+    def __init__(self, agents: Any, datasets: Any, *, max_concurrency: int, timeout: float | None):
+        self._agents = named(agents, "agents", "agent")
+        self._datasets = named(datasets, "datasets", "dataset")
+        if not self._agents or not self._datasets:
+            raise GiskardValidationError(
+                "EvaluationRunner needs agents= (a callable or {name: callable}) and datasets= "
+                "(a Suite, a list of Scenarios, or {name: ...}), or hub= and project_id="
+            )
+        self.max_concurrency, self.timeout = max_concurrency, timeout
+        self._partial: dict[int, ScenarioResult] = {}
+        self._dataset = ""
+
+    @property
+    def agents(self) -> list[str]:
+        return list(self._agents)
+
+    @property
+    def datasets(self) -> list[str]:
+        return list(self._datasets)
+
+    def suite(self, dataset: str) -> Suite:
+        value = self._datasets[dataset]
+        if isinstance(value, Suite):
+            return value
+        if isinstance(value, Sequence) and all(isinstance(s, Scenario) for s in value):
+            return Suite(dataset, scenarios=list(value))
+        raise GiskardValidationError(
+            f"dataset {dataset!r} is a {type(value).__name__}: give a Suite or a list of Scenarios"
+        )
+
+    def size(self, dataset: str) -> int:
+        return len(self.suite(dataset).scenarios)
+
+    async def run(self, agent: str, dataset: str, report: Report) -> SuiteResult:
+        suite = self.suite(dataset)
+        self._partial, self._dataset = {}, dataset
+        counts = _zero()
+
+        def on_result(index: int, result: ScenarioResult) -> None:
+            self._partial[index] = result
+            counts[result.status.value] += 1
+            report(dict(counts))
+
+        return await suite.run(
+            offload_sync_agent(self._agents[agent]),
+            max_concurrency=self.max_concurrency,
+            timeout=self.timeout,
+            on_result=on_result,
+        )
+
+    def partial(self) -> SuiteResult:
+        ordered = [self._partial[i] for i in sorted(self._partial)]
+        return SuiteResult(name=self._dataset, results=ordered)
+
+    def viewer(self, outcome: SuiteResult, page_size: int) -> ResultsViewer | None:
+        return ResultsViewer(outcome, page_size=page_size) if outcome.results else None
+
+
+class HubBackend:
+    """A Hub project's datasets, run against its registered agents and the given local Python agents
+    (functions of the message list); every run is stored as a Hub evaluation."""
+
+    def __init__(
+        self,
+        hub: Any,
+        project_id: str,
+        local_agents: Any = None,
+        *,
+        max_concurrency: int,
+        timeout: float | None,
+    ):
+        self.hub, self.project_id = hub, project_id
+        hub.projects.retrieve(project_id)  # a clear NotFoundError early
+        self._local = named(local_agents, "agents", "agent")
+        self._remote = {a.name: a.id for a in hub.agents.list(project_id=project_id)}
+        self._datasets = {d.name: d.id for d in hub.datasets.list(project_id=project_id)}
+        if not (self._local or self._remote) or not self._datasets:
+            raise GiskardValidationError(
+                "the project needs at least one dataset and one agent (registered with "
+                "hub.agents.create, or a Python function given as agents=)"
+            )
+        self.max_concurrency, self.timeout = max_concurrency, timeout
+        self.evaluation_id: str | None = None
+
+    @property
+    def agents(self) -> list[str]:
+        return list(self._local) + [n for n in self._remote if n not in self._local]
+
+    @property
+    def datasets(self) -> list[str]:
+        return list(self._datasets)
+
+    def size(self, dataset: str) -> int:
+        return len(self.hub.test_cases.list(self._datasets[dataset], status="active"))
+
+    async def run(self, agent: str, dataset: str, report: Report) -> Any:
+        evaluations = self.hub.evaluations
+        dataset_id = self._datasets[dataset]
+        known = {e.id for e in evaluations.list(dataset_id=dataset_id)}
+        common = {"progress": False, "max_concurrency": self.max_concurrency}
+        common["timeout"] = self.timeout
+        if agent in self._local:
+            coro = evaluations.acreate_local(
+                self._local[agent], dataset_id, agent_name=agent, **common
+            )
+        else:
+            coro = evaluations.acreate(self.project_id, self._remote[agent], dataset_id, **common)
+        self.evaluation_id = None
+        task = asyncio.ensure_future(coro)
+        try:
+            while not task.done():
+                await asyncio.wait({task}, timeout=0.2)
+                self._poll(dataset_id, known, report)
+            return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})
+
+    def _poll(self, dataset_id: str, known: set[str], report: Report) -> None:
+        evaluations = self.hub.evaluations
+        if self.evaluation_id is None:
+            new = [e for e in evaluations.list(dataset_id=dataset_id) if e.id not in known]
+            if not new:
+                return
+            self.evaluation_id = new[-1].id
+        counts = _zero()
+        for row in evaluations.results.iter_raw(self.evaluation_id):
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        report(counts)
+
+    def partial(self) -> Any:
+        if self.evaluation_id is None:
+            return None
+        return self.hub.evaluations.retrieve(self.evaluation_id)
+
+    def viewer(self, outcome: Any, page_size: int) -> ResultsViewer | None:
+        return evaluation_viewer(self.hub, outcome, page_size=page_size) if outcome else None
+
+
+def evaluation_items(
+    hub: Any, evaluation: Any
+) -> tuple[list[ViewerItem], list[str], Callable[[ViewerItem, str | None], None]]:
+    """The viewer rows of a Hub evaluation, its project's failure categories, and the relabel
+    callback that stores a new category in the Hub."""
+    project = hub.projects.retrieve(evaluation.project_id)
+    items: list[ViewerItem] = []
+    for r in hub.evaluations.results.list(evaluation.id):
+        category = r.failure_category.identifier if r.failure_category else None
+        item = item_from_result(r.scenario_result, failure_category=category)
+        item.name = r.scenario_result.scenario_name or r.test_case_id
+        item.tags = frozenset(r.tags) | item.tags
+        item.extra["result_id"] = r.id
+        items.append(item)
+
+    def store(item: ViewerItem, category: str | None) -> None:
+        hub.evaluations.results.relabel(item.extra["result_id"], category)
+
+    return items, [c.identifier for c in project.failure_categories], store
+
+
+def evaluation_viewer(hub: Any, evaluation: Any, *, page_size: int = 20) -> ResultsViewer:
+    """A ResultsViewer of a Hub evaluation's results; relabelling stores the category in the Hub."""
+    items, categories, store = evaluation_items(hub, evaluation)
+    return ResultsViewer(items, page_size=page_size, categories=categories, on_relabel=store)
