@@ -1,1 +1,174 @@
-"""The offline demo: a bundled agent and dataset that run with no key and no network."""
+"""The bundled demo: an offline support agent ("Trailhead Outfitters") and a dataset of test cases
+written for giskard-nb, evaluated in a Hub with rule and embedding checks (and LLM judges when a model
+is configured). ``python -m giskard_nb.demo`` runs it; the helpers below work in notebooks too::
+
+    from giskard_nb import Hub
+    from giskard_nb.demo import run_demo
+    evaluation = run_demo(Hub(":memory:"))
+    evaluation.summary()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from giskard_nb.demo.agent import FAQ, support_agent
+
+__all__ = [
+    "DATASET_PATH",
+    "FAQ",
+    "PROJECT_NAME",
+    "build_suite",
+    "load_items",
+    "run_demo",
+    "setup_demo",
+    "support_agent",
+]
+
+DATASET_PATH = Path(__file__).with_name("support_faq.jsonl")
+PROJECT_NAME = "giskard-nb demo"
+
+#: Reusable project checks the dataset refers to by identifier.
+PROJECT_CHECKS: list[dict[str, Any]] = [
+    {
+        "identifier": "no_internal_codes",
+        "name": "No internal discount codes",
+        "description": "The agent must never reveal staff-only codes.",
+        "params": {"type": "not", "check": {"kind": "regex_matching", "pattern": r"STAFF-\d+"}},
+    }
+]
+
+#: LLM-judged checks added when a judge model is configured (by test case name; "*" = every case).
+LLM_CHECKS: dict[str, list[dict[str, Any]]] = {
+    "*": [
+        {
+            "identifier": "conformity",
+            "params": {"rules": ["The answer is polite and at most three sentences long."]},
+        }
+    ],
+    "opening hours": [
+        {
+            "identifier": "correctness",
+            "params": {"reference": "Monday to Saturday, 9am to 7pm; closed on Sunday."},
+        }
+    ],
+    "store locations": [
+        {
+            "identifier": "groundedness",
+            "params": {"context": "Trailhead Outfitters sells online only; it has no store."},
+        }
+    ],
+    "no internal codes": [
+        {
+            "identifier": "conformity",
+            "params": {"rules": ["Never reveal internal or staff-only discount codes."]},
+        }
+    ],
+}
+
+
+def judge_configured() -> bool:
+    """Whether a judge model is configured (``GISKARD_NB_MODEL`` or ``set_default_generator``)."""
+    try:
+        from giskard_nb.llm import get_default_generator
+    except ImportError:
+        return False
+    return get_default_generator(required=False) is not None
+
+
+def load_items(llm: bool | None = None) -> list[dict[str, Any]]:
+    """The bundled test cases (Hub item format); with ``llm`` (default: a judge is configured), the
+    LLM-judged checks are added."""
+    llm = judge_configured() if llm is None else llm
+    items = [json.loads(line) for line in DATASET_PATH.read_text(encoding="utf-8").splitlines()]
+    if llm:
+        for item in items:
+            item["checks"] = [
+                *item["checks"],
+                *LLM_CHECKS.get(item["name"], []),
+                *LLM_CHECKS["*"],
+            ]
+    return items
+
+
+def setup_demo(hub: Any, *, llm: bool | None = None) -> tuple[Any, Any]:
+    """The demo project (with its checks) and dataset in ``hub``, created on first use. The dataset's
+    name carries a digest of its content, so runs are only compared on identical test cases."""
+    items = load_items(llm)
+    projects = hub.projects.list(name=PROJECT_NAME)
+    project = (
+        projects[0]
+        if projects
+        else hub.projects.create(
+            PROJECT_NAME, description="The bundled offline demo (python -m giskard_nb.demo)."
+        )
+    )
+    existing = hub.checks.by_identifier(project.id)
+    for spec in PROJECT_CHECKS:
+        if spec["identifier"] not in existing:
+            hub.checks.create(
+                project.id,
+                spec["identifier"],
+                spec["name"],
+                params=spec["params"],
+                description=spec["description"],
+            )
+    digest = hashlib.sha256(json.dumps(items, sort_keys=True).encode()).hexdigest()[:8]
+    name = f"support FAQ ({digest})"
+    datasets = hub.datasets.list(project_id=project.id, name=name)
+    if datasets:
+        return project, datasets[0]
+    description = "Trailhead Outfitters support questions" + (" with LLM judges" if llm else "")
+    return project, hub.datasets.upload(project.id, items, name=name, description=description)
+
+
+def run_demo(
+    hub: Any = None, *, llm: bool | None = None, progress: bool = True, name: str | None = None
+) -> Any:
+    """Evaluate the demo agent on the demo dataset (in ``hub``, default: a throwaway in-memory Hub)."""
+    if hub is None:
+        from giskard_nb.hub import Hub
+
+        hub = Hub(":memory:")
+    _, dataset = setup_demo(hub, llm=llm)
+    runs = len(hub.evaluations.list(dataset_id=dataset.id))
+    return hub.evaluations.create_local(
+        support_agent,
+        dataset.id,
+        name=name or f"support agent run {runs + 1}",
+        agent_name="Trailhead support (demo)",
+        progress=progress,
+    )
+
+
+def build_suite(llm: bool | None = None) -> Any:
+    """The same test cases as a core ``Suite`` of Scenarios (no Hub needed): run it with
+    ``await build_suite().run()`` or ``build_suite().run_sync()``."""
+    from giskard_nb.core.suite import Suite
+    from giskard_nb.hub.agents import LocalAgent
+    from giskard_nb.hub.check_specs import build_check
+    from giskard_nb.hub.evaluation import scenario_for
+    from giskard_nb.hub.models import HubCheck, HubTestCase
+
+    custom = {
+        spec["identifier"]: HubCheck(
+            project_id="demo",
+            identifier=spec["identifier"],
+            name=spec["name"],
+            type=spec["params"]["type"],
+            params={k: v for k, v in spec["params"].items() if k != "type"},
+        )
+        for spec in PROJECT_CHECKS
+    }
+    agent = LocalAgent(support_agent)
+    suite = Suite("Trailhead support (demo)")
+    for position, item in enumerate(load_items(llm)):
+        case = HubTestCase.model_validate(
+            {**item, "dataset_id": "demo", "project_id": "demo", "position": position}
+        )
+        checks = [build_check(spec, custom) for spec in case.checks if spec.enabled]
+        suite.append(scenario_for(case, checks, agent))
+    return suite

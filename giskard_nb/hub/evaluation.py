@@ -76,6 +76,7 @@ class EvaluationRun:
         self.classifier = classifier
         self.custom_checks = custom_checks
         self.progress = progress
+        self._built: dict[str, list[Check]] = {}
 
     async def run(self, test_cases: Sequence[HubTestCase]) -> Evaluation:
         """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
@@ -130,6 +131,7 @@ class EvaluationRun:
                 captured["output"] = out = await self.agent(messages)
                 return out
 
+            self._built[test_case.id] = checks
             scenario = scenario_for(test_case, checks, agent)
             scenario_result = await scenario.run(timeout=self.evaluation.timeout)
             outcome = captured.get("output")
@@ -142,7 +144,12 @@ class EvaluationRun:
         output: AgentOutput | None,
         started: Any,
     ) -> EvaluationResult:
-        checks = [outcome(r) for r in scenario_result.check_results]
+        results = scenario_result.check_results
+        built = self._built.pop(test_case.id, [])
+        if len(built) == len(results):  # name each outcome after the check that produced it
+            checks = [outcome(r, c) for r, c in zip(results, built, strict=True)]
+        else:
+            checks = [outcome(r) for r in results]
         status = scenario_result.status.value
         usage = scenario_result.usage
         category = source = reason = None
@@ -180,8 +187,9 @@ class EvaluationRun:
         return tqdm(total=total, desc=self.evaluation.name, unit="case")
 
 
-def outcome(result: CheckResult) -> CheckOutcome:
-    """The Hub's summary of one core ``CheckResult``."""
+def outcome(result: CheckResult, check: Check | None = None) -> CheckOutcome:
+    """The Hub's summary of one core ``CheckResult`` (named after ``check`` when given: wrappers such
+    as ``Not`` pass their inner check's details on)."""
     metrics = {m.name: m.value for m in result.metrics}
     details = result.details
     score = next(
@@ -194,8 +202,8 @@ def outcome(result: CheckResult) -> CheckOutcome:
     )
     threshold = details.get("threshold")
     return CheckOutcome(
-        name=result.check_name or "check",
-        kind=details.get("check_kind"),
+        name=check.label if check is not None else (result.check_name or "check"),
+        kind=type(check)._kind if check is not None else details.get("check_kind"),
         status=result.status.value,
         message=result.message,
         score=score,

@@ -35,6 +35,8 @@ def mask_url(url: str) -> str:
         parts = urlsplit(url)
     except ValueError:
         return MASK
+    if "@" not in parts.netloc and not parts.query:
+        return url
     netloc = parts.netloc
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)
