@@ -59,6 +59,8 @@ class Attempt(BaseModel):
     severity: Severity = Severity.SAFE
     reason: str = ""
     detector: str | None = None
+    detector_config: dict[str, Any] | None = None
+    forbidden_patterns: list[str] = Field(default_factory=list)
     evidence: str | None = None
     review_status: ReviewStatus = ReviewStatus.PENDING
     error: str | None = None

@@ -302,6 +302,8 @@ class _ScanRun:
                 else ("" if error else "no detector found a successful attack")
             ),
             detector=detection.detector if detection else None,
+            detector_config=detection.detector_config if detection else None,
+            forbidden_patterns=detection.forbidden_patterns if detection else [],
             evidence=detection.evidence if detection else None,
             error=error,
             error_phase=phase,
@@ -360,8 +362,13 @@ async def _run_detector(detector: Detector, ctx: DetectionContext) -> Detection 
         raise GiskardValidationError(
             f"detector {detector.label!r} returned {type(out).__name__}; it must return a Detection or None"
         )
-    if out is not None and not out.detector:
-        out = out.model_copy(update={"detector": detector.label})
+    if out is not None:
+        out = out.model_copy(
+            update={
+                "detector": out.detector or detector.label,
+                "detector_config": detector.model_dump(mode="json"),
+            }
+        )
     return out
 
 

@@ -37,6 +37,10 @@ class Detection(BaseModel):
     severity: Severity | None = None
     evidence: str | None = None
     detector: str = ""
+    #: The detector's own dump (with its ``kind``), so the finding can be re-checked later.
+    detector_config: dict[str, Any] | None = None
+    #: Regular expressions of text the agent must not output again (for regression checks).
+    forbidden_patterns: list[str] = Field(default_factory=list)
 
 
 class DetectionContext(BaseModel):
