@@ -1,6 +1,13 @@
 """Plotly figures of results. Every function returns a ``plotly.graph_objects.Figure`` (shown by
 Jupyter when it is a cell's value) and uses the status colours of ``giskard_nb.core.render``."""
 
+from giskard_nb.charts.evaluations import plot_comparison, plot_failure_categories
 from giskard_nb.charts.results import plot_cost, plot_latency, plot_pass_rate
 
-__all__ = ["plot_cost", "plot_latency", "plot_pass_rate"]
+__all__ = [
+    "plot_comparison",
+    "plot_cost",
+    "plot_failure_categories",
+    "plot_latency",
+    "plot_pass_rate",
+]
