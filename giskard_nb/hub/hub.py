@@ -17,6 +17,11 @@ from giskard_nb.hub.resources import (
     ProjectsResource,
     TestCasesResource,
 )
+from giskard_nb.hub.resources.knowledge_bases import KnowledgeBasesResource
+from giskard_nb.hub.resources.playground_chats import PlaygroundChatsResource
+from giskard_nb.hub.resources.scenarios import ScenariosResource
+from giskard_nb.hub.resources.scheduled_evaluations import ScheduledEvaluationsResource
+from giskard_nb.hub.resources.tasks import TasksResource
 from giskard_nb.hub.secrets import mask_url
 
 __all__ = ["Hub"]
@@ -31,8 +36,9 @@ class Hub:
     'giskard-nb[postgres]'``). ``actor`` is the name the audit log records (default
     ``$GISKARD_NB_ACTOR``, else the OS user).
 
-    Resources: ``projects``, ``agents``, ``datasets``, ``test_cases`` (+ ``.comments``), ``checks``,
-    ``evaluations`` (+ ``.results``) and ``audit``.
+    Resources: ``projects`` (+ ``.scenarios``), ``agents``, ``datasets``, ``test_cases`` (+
+    ``.comments``), ``checks``, ``evaluations`` (+ ``.results``), ``knowledge_bases``,
+    ``scheduled_evaluations``, ``tasks``, ``playground_chats`` and ``audit``.
     """
 
     def __init__(self, url: str | os.PathLike[str] | None = None, *, actor: str | None = None):
@@ -45,6 +51,11 @@ class Hub:
         self.test_cases = TestCasesResource(self)
         self.checks = ChecksResource(self)
         self.evaluations = EvaluationsResource(self)
+        self.projects.scenarios = ScenariosResource(self)
+        self.knowledge_bases = KnowledgeBasesResource(self)
+        self.scheduled_evaluations = ScheduledEvaluationsResource(self)
+        self.tasks = TasksResource(self)
+        self.playground_chats = PlaygroundChatsResource(self)
         self.audit = AuditLog(self)
 
     @property

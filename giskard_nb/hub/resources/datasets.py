@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from giskard_nb.core.sync import run_sync
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.check_specs import build_check
@@ -118,6 +119,43 @@ class DatasetsResource(Resource[Dataset]):
         with target.open("w", encoding="utf-8") as handle:
             dump_jsonl(items, handle)
         return str(target)
+
+    async def agenerate_scenario_based(
+        self, project_id: str, agent_id: str, scenario_id: str, n_examples: int = 10, **options: Any
+    ) -> Dataset:
+        """Test cases written by the generator model for a project scenario (persona), each with a
+        conformity check; see ``giskard_nb.hub.generate``. Options: ``dataset_id`` (append to it),
+        ``dataset_name``, ``generator``."""
+        from giskard_nb.hub.generate import generate_scenario_based
+
+        return await generate_scenario_based(
+            self._hub, project_id, agent_id, scenario_id, n_examples, **options
+        )
+
+    def generate_scenario_based(self, *args: Any, **kwargs: Any) -> Dataset:
+        """``agenerate_scenario_based`` from synchronous code."""
+        return run_sync(self.agenerate_scenario_based(*args, **kwargs))
+
+    async def agenerate_document_based(
+        self,
+        project_id: str,
+        agent_id: str,
+        knowledge_base_id: str,
+        n_examples: int = 10,
+        **options: Any,
+    ) -> Dataset:
+        """Questions a knowledge base answers, with a reference answer (correctness check) and the
+        document (groundedness check); see ``giskard_nb.hub.generate``. Options: ``topic_ids``,
+        ``dataset_id``, ``dataset_name``, ``description``, ``generator``, ``seed``."""
+        from giskard_nb.hub.generate import generate_document_based
+
+        return await generate_document_based(
+            self._hub, project_id, agent_id, knowledge_base_id, n_examples, **options
+        )
+
+    def generate_document_based(self, *args: Any, **kwargs: Any) -> Dataset:
+        """``agenerate_document_based`` from synchronous code."""
+        return run_sync(self.agenerate_document_based(*args, **kwargs))
 
     def test_cases(self, dataset_id: str, **filters: Any) -> list[HubTestCase]:
         """``hub.test_cases.list(dataset_id, ...)``."""

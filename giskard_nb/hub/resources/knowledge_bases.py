@@ -33,18 +33,35 @@ from giskard_nb.kb.topics import TopicDraft
 __all__ = ["KnowledgeBasesResource"]
 
 
-class _Topics(Resource[KBTopic]):
+class _Part(Resource[Any]):
+    """Topics and documents: stored like records, listed through ``hub.knowledge_bases``."""
+
+    listing: str = ""
+
+    def _get(self, conn: sa.Connection, id: str) -> Any:
+        try:
+            return super()._get(conn, id)
+        except NotFoundError:
+            raise NotFoundError(
+                f"no knowledge base {self.entity_type[3:]} with id {id!r}: list them with "
+                f"hub.knowledge_bases.{self.listing}(knowledge_base_id)"
+            ) from None
+
+
+class _Topics(_Part):
     entity_type = "kb_topic"
     model = KBTopic
     table = schema_more.kb_topics
     columns = ("knowledge_base_id", "position")
+    listing = "list_topics"
 
 
-class _Documents(Resource[KBDocument]):
+class _Documents(_Part):
     entity_type = "kb_document"
     model = KBDocument
     table = schema_more.kb_documents
     columns = ("knowledge_base_id", "topic_id", "position")
+    listing = "list_documents"
 
 
 class KnowledgeBasesResource(Resource[KnowledgeBase]):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from giskard_nb.core.sync import run_sync
+from giskard_nb.errors import NotFoundError
 from giskard_nb.hub import schema_more
 from giskard_nb.hub.models.base import build
 from giskard_nb.hub.models.workflow import ProjectScenario
@@ -77,6 +78,15 @@ class ScenariosResource(Resource[ProjectScenario]):
         from giskard_nb.hub.more_frames import scenarios_frame
 
         return scenarios_frame(self.list(project_id))
+
+    def _get(self, conn: Any, id: str) -> ProjectScenario:
+        try:
+            return super()._get(conn, id)
+        except NotFoundError:
+            raise NotFoundError(
+                f"no project scenario with id {id!r}: list them with "
+                "hub.projects.scenarios.list(project_id)"
+            ) from None
 
     def __repr__(self) -> str:
         return "<ScenariosResource (hub.projects.scenarios)>"
