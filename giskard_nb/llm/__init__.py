@@ -1,0 +1,79 @@
+"""The LLM layer: every call to a language or embedding model goes through here (and through litellm).
+
+- ``Generator`` / ``Completion``: chat completions with structured outputs, retries, rate limits, timeout.
+- ``set_default_generator`` / ``get_default_generator`` and the embedding twins: what checks use.
+- ``OfflineEmbeddingModel`` (default, no network) and ``EmbeddingModel`` (any litellm embedding model).
+- ``recording(path, mode)``: record/replay model and agent calls; ``clear_cache()``/``cache_info()``: the
+  SQLite response cache; ``track_usage()``: tokens and cost of a block of code.
+- ``TemplateReference`` / ``register_template_folder``: prompt files rendered in a Jinja sandbox.
+- Errors: ``LLMRateLimitError``, ``LLMTimeoutError``, ``LLMConnectionError``, ``LLMServerError``,
+  ``LLMAuthError``, ``LLMBadRequestError``, ``LLMResponseError``, ``LLMReplayMissError`` (all ``LLMError``).
+
+Importing this package does not import litellm; the first model call does (it takes a few seconds).
+"""
+
+from giskard_nb.llm.cache import cache_info, clear_cache
+from giskard_nb.llm.embeddings import (
+    BaseEmbeddingModel,
+    EmbeddingModel,
+    Embeddings,
+    OfflineEmbeddingModel,
+)
+from giskard_nb.llm.errors import (
+    LLMAuthError,
+    LLMBadRequestError,
+    LLMConnectionError,
+    LLMError,
+    LLMRateLimitError,
+    LLMReplayMissError,
+    LLMResponseError,
+    LLMServerError,
+    LLMTimeoutError,
+)
+from giskard_nb.llm.generator import Completion, Generator
+from giskard_nb.llm.recording import Recorder, recording
+from giskard_nb.llm.settings import (
+    get_default_embedding_model,
+    get_default_generator,
+    set_default_embedding_model,
+    set_default_generator,
+)
+from giskard_nb.llm.templates import (
+    TemplateError,
+    TemplateReference,
+    register_template_folder,
+    render_messages,
+)
+from giskard_nb.llm.usage import UsageTracker, track_usage
+
+__all__ = [
+    "BaseEmbeddingModel",
+    "Completion",
+    "EmbeddingModel",
+    "Embeddings",
+    "Generator",
+    "LLMAuthError",
+    "LLMBadRequestError",
+    "LLMConnectionError",
+    "LLMError",
+    "LLMRateLimitError",
+    "LLMReplayMissError",
+    "LLMResponseError",
+    "LLMServerError",
+    "LLMTimeoutError",
+    "OfflineEmbeddingModel",
+    "Recorder",
+    "TemplateError",
+    "TemplateReference",
+    "UsageTracker",
+    "cache_info",
+    "clear_cache",
+    "get_default_embedding_model",
+    "get_default_generator",
+    "recording",
+    "register_template_folder",
+    "render_messages",
+    "set_default_embedding_model",
+    "set_default_generator",
+    "track_usage",
+]

@@ -1,0 +1,95 @@
+"""The only module that imports litellm (lazily: it takes seconds), configured to stay offline and quiet.
+
+Before the first import: ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (use the bundled price table instead of
+downloading it; set the variable to ``False`` yourself to opt back in) and ``LITELLM_LOG=ERROR``. After it:
+``suppress_debug_info`` (no "Give Feedback / Get Help" lines on stdout), no telemetry.
+
+litellm schedules success-logging tasks on the running event loop. A loop that is closed while they are
+pending (``run_sync`` inside Jupyter runs each call on a fresh loop in a worker thread) would print
+"Task was destroyed but it is pending!". ``call_guard`` counts calls in flight per loop and, when the last one
+finishes, lets litellm's logging settle and stops its worker, so the loop can close cleanly at any time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import weakref
+from contextlib import asynccontextmanager
+from typing import Any
+
+__all__ = ["call_guard", "litellm", "response_cost"]
+
+_lock = threading.Lock()
+_module: Any = None
+_in_flight: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def litellm() -> Any:
+    """Import and configure litellm once; return the module."""
+    global _module
+    if _module is not None:
+        return _module
+    with _lock:
+        if _module is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            os.environ.setdefault("LITELLM_LOG", "ERROR")
+            import litellm as module
+
+            module.suppress_debug_info = True
+            module.telemetry = False
+            level = logging.getLevelName(os.environ.get("LITELLM_LOG", "ERROR").upper())
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+                logger = logging.getLogger(name)
+                if logger.level == logging.NOTSET and isinstance(level, int):
+                    logger.setLevel(level)  # else its records reach any root handler at INFO
+            _module = module
+    return _module
+
+
+@asynccontextmanager
+async def call_guard():
+    """Wrap every litellm call: when the loop has no call left in flight, settle litellm's logging."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    _in_flight[loop] = _in_flight.get(loop, 0) + 1
+    try:
+        yield
+    finally:
+        _in_flight[loop] -= 1
+        if _in_flight[loop] == 0:
+            await _settle()
+
+
+async def _settle() -> None:
+    """Drain litellm's background logging tasks and stop its worker (best effort, never raises)."""
+    import asyncio
+
+    try:
+        await asyncio.sleep(0)  # let the "enqueue success callback" task run
+        from litellm.litellm_core_utils import logging_worker
+        from litellm.responses import streaming_iterator
+
+        drain = getattr(streaming_iterator, "drain_logging_tasks", None)
+        if drain is not None:
+            await drain(timeout=5.0)
+        worker = getattr(logging_worker, "GLOBAL_LOGGING_WORKER", None)
+        if worker is not None:
+            await asyncio.wait_for(worker.flush(), 5.0)
+            await worker.stop()
+    except Exception:  # a litellm refactor must not break calls
+        return
+
+
+def response_cost(response: Any) -> float | None:
+    """The USD cost litellm computed for a response from its bundled price table (None: unknown model)."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    cost = hidden.get("response_cost")
+    if isinstance(cost, int | float):
+        return float(cost)
+    try:
+        return float(litellm().completion_cost(completion_response=response))
+    except Exception:
+        return None

@@ -1,0 +1,253 @@
+"""Embedding models: ``await model.embed(texts) -> list[list[float]]``.
+
+- ``OfflineEmbeddingModel`` (the default when none is configured): WordLlama 0.4's 256-dimension static
+  embeddings, whose weights ship inside the ``wordllama`` wheel. No key, no network (downloads are
+  disabled when it loads), ~50 µs per sentence. Good at topical similarity, blind to negation and
+  word order: "open on Monday" and "open on Friday" look alike. Use an LLM check for facts.
+- ``EmbeddingModel(model="openai/text-embedding-3-small", ...)``: any litellm embedding model, batched,
+  with the same retries, rate limits, usage/cost accounting, cache (per text, on by default) and
+  record/replay as ``Generator``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from abc import abstractmethod
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer
+
+from giskard_nb.core.sync import run_sync
+from giskard_nb.core.usage import Usage
+from giskard_nb.errors import ConfigError
+from giskard_nb.llm import cache as response_cache
+from giskard_nb.llm.errors import LLMReplayMissError, LLMResponseError
+from giskard_nb.llm.recording import active_recorder
+from giskard_nb.llm.usage import record_usage
+
+__all__ = [
+    "BaseEmbeddingModel",
+    "EmbeddingModel",
+    "Embeddings",
+    "OfflineEmbeddingModel",
+    "cosine_similarity",
+]
+
+
+class Embeddings(BaseModel):
+    """Vectors (one per text, in order) and the usage of the calls that produced them."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    vectors: list[list[float]]
+    usage: Usage = Field(default_factory=Usage)
+    cached: int = 0
+
+
+class BaseEmbeddingModel(BaseModel):
+    """Base of embedding models. Subclasses implement ``embed_with_usage``."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid")
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order."""
+        return (await self.embed_with_usage(texts)).vectors
+
+    def embed_sync(self, texts: list[str]) -> list[list[float]]:
+        return run_sync(self.embed(texts))
+
+    @abstractmethod
+    async def embed_with_usage(self, texts: list[str]) -> Embeddings:
+        """Vectors plus the tokens and cost spent."""
+
+    @property
+    def name(self) -> str:
+        return getattr(self, "model", type(self).__name__)
+
+
+_wordllama: dict[str, Any] = {}
+_wordllama_lock = threading.Lock()
+
+
+class OfflineEmbeddingModel(BaseEmbeddingModel):
+    """WordLlama static embeddings bundled in the ``wordllama`` wheel: offline, instant, free."""
+
+    model: str = "wordllama/l2_supercat-256"
+
+    async def embed_with_usage(self, texts: list[str]) -> Embeddings:
+        if not texts:
+            return Embeddings(vectors=[])
+        vectors = _load_wordllama().embed(list(texts), return_np=True)
+        return Embeddings(vectors=[[float(x) for x in row] for row in vectors])
+
+
+def _load_wordllama() -> Any:
+    """Load the bundled model once, with downloads disabled (its files are inside the package)."""
+    model = _wordllama.get("model")
+    if model is not None:
+        return model
+    with _wordllama_lock:
+        if "model" not in _wordllama:
+            root = logging.getLogger()
+            handlers, level = list(root.handlers), root.level
+            try:
+                import wordllama
+                from wordllama import WordLlama
+            except ImportError as exc:  # pragma: no cover - a declared dependency
+                raise ConfigError(
+                    "the offline embedding model needs the 'wordllama' package: pip install wordllama, "
+                    "or configure a litellm model with set_default_embedding_model('openai/text-embedding-3-small')"
+                ) from exc
+            finally:  # wordllama calls logging.basicConfig(level=INFO) on import: undo it
+                for handler in root.handlers[:]:
+                    if handler not in handlers:
+                        root.removeHandler(handler)
+                root.setLevel(level)
+            from pathlib import Path
+
+            package_dir = Path(wordllama.__file__).resolve().parent
+            _wordllama["model"] = WordLlama.load(cache_dir=package_dir, disable_download=True)
+    return _wordllama["model"]
+
+
+class EmbeddingModel(BaseEmbeddingModel):
+    """Any litellm embedding model, e.g. ``EmbeddingModel(model="openai/text-embedding-3-small")``."""
+
+    model: str = "openai/text-embedding-3-small"
+    api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
+    api_base: str | None = None
+    dimensions: int | None = Field(default=None, ge=1)
+    timeout: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    retry_base_delay: float = Field(default=1.0, ge=0)
+    retry_max_delay: float = Field(default=30.0, ge=0)
+    max_concurrency: int = Field(default=16, ge=1)
+    rpm: float | None = Field(default=None, gt=0)
+    batch_size: int = Field(default=256, ge=1)
+    cache: bool = True
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_serializer("params")
+    def _dump_params(self, value: dict[str, Any]) -> dict[str, Any]:
+        from giskard_nb.llm.generator import without_secrets
+
+        return without_secrets(value)
+
+    def _key(self, text: str) -> str:
+        payload = {
+            "model": self.model,
+            "api_base": self.api_base,
+            "dimensions": self.dimensions,
+            "text": text,
+        }
+        return response_cache.cache_key("embedding", payload)
+
+    async def embed_with_usage(self, texts: list[str]) -> Embeddings:
+        texts = [str(t) for t in texts]
+        keys = [self._key(t) for t in texts]
+        vectors: list[list[float] | None] = [None] * len(texts)
+        recorder = active_recorder()
+        use_cache = self.cache and response_cache.cache_enabled()
+        for i, key in enumerate(keys):
+            stored = recorder.lookup(key) if recorder is not None and recorder.replaying else None
+            if stored is None and use_cache:
+                stored = response_cache.get(key)
+            if stored is not None and isinstance(stored.get("vector"), list):
+                vectors[i] = stored["vector"]
+        missing = [i for i, v in enumerate(vectors) if v is None]
+        if missing and recorder is not None and recorder.mode == "replay":
+            raise LLMReplayMissError(
+                f"replay: {len(missing)} text(s) were never embedded with {self.model} in "
+                f"{recorder.path}; re-record with recording(path, mode='record' or 'auto')",
+                model=self.model,
+            )
+        usage = Usage()
+        for start in range(0, len(missing), self.batch_size):
+            batch = missing[start : start + self.batch_size]
+            got, spent = await self._request([texts[i] for i in batch])
+            usage = usage + spent
+            for i, vector in zip(batch, got, strict=True):
+                vectors[i] = vector
+                if use_cache:
+                    response_cache.put(
+                        keys[i], kind="embedding", model=self.model, value={"vector": vector}
+                    )
+                if recorder is not None:
+                    recorder.record("embedding", keys[i], {"vector": vector})
+        cached = len(texts) - len(missing)
+        record_usage(usage, cached=cached > 0 and not missing)
+        return Embeddings(vectors=[v for v in vectors if v is not None], usage=usage, cached=cached)
+
+    async def _request(self, batch: list[str]) -> tuple[list[list[float]], Usage]:
+        import asyncio
+
+        from giskard_nb.llm._litellm import call_guard, litellm, response_cost
+        from giskard_nb.llm.errors import translate
+        from giskard_nb.llm.resilience import RetryPolicy, call_with_retries, limiter_for
+
+        lit = litellm()
+        secret = self.api_key.get_secret_value() if self.api_key is not None else None
+        kwargs: dict[str, Any] = {
+            **self.params,
+            "model": self.model,
+            "input": batch,
+            "timeout": self.timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if self.dimensions is not None:
+            kwargs["dimensions"] = self.dimensions
+        if secret:
+            kwargs["api_key"] = secret
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+
+        async def once() -> Any:
+            try:
+                async with call_guard(), asyncio.timeout(self.timeout):
+                    return await lit.aembedding(**kwargs)
+            except Exception as exc:
+                raise translate(exc, model=self.model, secret=secret) from None
+
+        response = await call_with_retries(
+            once,
+            policy=RetryPolicy(self.max_retries, self.retry_base_delay, self.retry_max_delay),
+            limiter=limiter_for(
+                ("embedding", self.model, self.api_base), self.max_concurrency, self.rpm
+            ),
+            what=self.model,
+        )
+        rows = sorted(response.data, key=lambda d: _get(d, "index", 0))
+        vectors = [[float(x) for x in _get(d, "embedding", [])] for d in rows]
+        if len(vectors) != len(batch) or any(not v for v in vectors):
+            raise LLMResponseError(
+                f"{self.model} returned {len(vectors)} embeddings for {len(batch)} texts",
+                raw=None,
+                model=self.model,
+            )
+        u = getattr(response, "usage", None)
+        cost = response_cost(response)
+        tokens = int(getattr(u, "prompt_tokens", 0) or 0)
+        usage = Usage(
+            prompt_tokens=tokens,
+            total_tokens=int(getattr(u, "total_tokens", 0) or tokens),
+            cost_usd=cost or 0.0,
+            llm_calls=1,
+        )
+        return vectors, usage
+
+
+def _get(obj: Any, name: str, default: Any) -> Any:
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+
+
+def cosine_similarity(a: list[float], b: list[float]) -> float:
+    """Cosine of the angle between two vectors (ValueError for a zero vector or mismatched sizes)."""
+    if len(a) != len(b):
+        raise ValueError(f"vectors of different sizes ({len(a)} and {len(b)})")
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    if norm == 0:
+        raise ValueError("a text has an all-zero embedding (no word the model knows)")
+    return max(-1.0, min(1.0, sum(x * y for x, y in zip(a, b, strict=True)) / norm))

@@ -1,0 +1,419 @@
+"""``Generator``: a chat model reached through litellm (any provider), and ``Completion``, what it returns.
+
+::
+
+    gen = Generator(model="openai/gpt-4o-mini", temperature=0)     # extra kwargs go to litellm (top_p=...)
+    done = await gen.complete([{"role": "user", "content": "Hi"}])
+    done.text, done.usage.cost_usd, done.cached
+    verdict = (await gen.complete(messages, output_type=Verdict)).parsed    # a Verdict instance
+
+One call = record/replay lookup -> response cache lookup -> (rate limiter -> litellm -> retries) -> tolerant
+parsing with one repair request -> cache and recording write. Every error is one of ``giskard_nb.llm.errors``
+(subclasses of ``LLMError``). ``api_key`` is a secret: it is never shown in ``repr`` and never dumped (a
+reloaded Generator reads the provider's usual environment variable, e.g. ``OPENAI_API_KEY``); parameters
+whose name looks secret (``*key*``, ``*token*``, ``*secret*``, ``authorization``) are left out of dumps too.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_serializer,
+    field_validator,
+)
+
+from giskard_nb.core.sync import run_sync
+from giskard_nb.core.usage import Usage
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.llm import cache as response_cache
+from giskard_nb.llm.errors import LLMBadRequestError, LLMError, LLMReplayMissError, LLMResponseError
+from giskard_nb.llm.parsing import ReplyParseError, parse_reply, repair_message, schema_instructions
+from giskard_nb.llm.recording import active_recorder
+from giskard_nb.llm.usage import record_usage
+
+__all__ = ["Completion", "Generator", "Messages", "normalize_messages", "without_secrets"]
+
+log = logging.getLogger("giskard_nb.llm")
+Messages = str | list[dict[str, Any]]
+_ROLES = ("system", "user", "assistant", "tool", "developer")
+_RESERVED = ("model", "messages", "stream", "response_format", "n", "api_key", "num_retries")
+#: Parameter or header names treated as secrets (never dumped, masked in repr): api_key, x-api-key,
+#: aws_secret_access_key, azure_ad_token, authorization, vertex_credentials, ... (not max_tokens).
+SECRET_NAME = re.compile(
+    r"(?:^|[-_])(?:api[-_]?key|key|secret|password|passwd|token|auth|authorization|credentials?|cookie)$",
+    re.IGNORECASE,
+)
+
+
+def without_secrets(value: Any, mask: str | None = None) -> Any:
+    """``value`` with every dict entry whose key looks secret removed (or replaced by ``mask``)."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(k, str) and SECRET_NAME.search(k):
+                if mask is not None:
+                    out[k] = mask
+            else:
+                out[k] = without_secrets(v, mask)
+        return out
+    if isinstance(value, list | tuple):
+        return type(value)(without_secrets(v, mask) for v in value)
+    return value
+
+
+class Completion(BaseModel):
+    """A model's reply. ``usage`` is what this call consumed: zero when it came from the cache or a replay."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True, arbitrary_types_allowed=True)
+
+    text: str
+    raw_text: str
+    parsed: Any = None
+    usage: Usage = Field(default_factory=Usage)
+    cached: bool = False
+    source: Literal["api", "cache", "replay"] = "api"
+    model: str = ""
+    cost_known: bool = True
+    repaired: bool = False
+    duration_ms: float = 0.0
+
+    def __repr__(self) -> str:
+        return (
+            f"<Completion {self.model} source={self.source} tokens={self.usage.total_tokens} "
+            f"text={self.text[:80]!r}>"
+        )
+
+
+def normalize_messages(messages: Any) -> list[dict[str, Any]]:
+    """A prompt string, or a list of ``{"role", "content"}`` dicts (or objects with those attributes)."""
+    if isinstance(messages, str):
+        return [{"role": "user", "content": messages}]
+    if not isinstance(messages, list | tuple) or not messages:
+        raise GiskardValidationError(
+            "messages must be a prompt string or a non-empty list of {'role': ..., 'content': ...}"
+        )
+    out = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            m = {"role": getattr(m, "role", None), "content": getattr(m, "content", None)}
+        if m.get("role") not in _ROLES or not isinstance(m.get("content"), str | list):
+            raise GiskardValidationError(
+                f"message {i} must have a role in {_ROLES} and a string content, got {m!r:.200}"
+            )
+        out.append(dict(m))
+    return out
+
+
+class Generator(BaseModel):
+    """A chat model through litellm: ``Generator(model="provider/model", **params)``.
+
+    ``timeout`` bounds each request (seconds); ``max_retries`` retries rate limits, timeouts, connection
+    and 5xx errors with exponential backoff (``retry_base_delay``, capped at ``retry_max_delay``) honouring
+    Retry-After; ``max_concurrency`` caps requests in flight to this model and ``rpm`` spaces their
+    starts. ``cache``: None caches temperature-0 calls (LLM checks send temperature 0 unless you set one),
+    True caches every call, False none. ``native_structured_output=False`` stops sending
+    ``response_format`` (for servers that reject it; the schema is always in the prompt anyway).
+    """
+
+    model_config = ConfigDict(defer_build=True, extra="forbid")
+
+    model: str = "openai/gpt-4o-mini"
+    api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
+    api_base: str | None = None
+    temperature: float | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    timeout: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    retry_base_delay: float = Field(default=1.0, ge=0)
+    retry_max_delay: float = Field(default=30.0, ge=0)
+    max_concurrency: int = Field(default=16, ge=1)
+    rpm: float | None = Field(default=None, gt=0)
+    cache: bool | None = None
+    native_structured_output: bool = True
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    def __init__(self, model: str | None = None, /, **data: Any):
+        if model is not None:
+            data["model"] = model
+        known = type(self).model_fields
+        extra = {k: data.pop(k) for k in list(data) if k not in known}
+        if extra:
+            data["params"] = {**data.get("params", {}), **extra}
+        super().__init__(**data)
+
+    @field_validator("model")
+    @classmethod
+    def _check_model(cls, value: str) -> str:
+        if not value or not value.strip():
+            raise GiskardValidationError(
+                "model must be a 'provider/model' string, e.g. 'openai/gpt-4o-mini'"
+            )
+        return value.strip()
+
+    @field_validator("params")
+    @classmethod
+    def _check_params(cls, value: dict[str, Any]) -> dict[str, Any]:
+        bad = sorted(k for k in value if k in _RESERVED)
+        if bad:
+            raise GiskardValidationError(
+                f"Generator parameters {bad} are set by giskard-nb itself: pass api_key= as a field, "
+                "and output_type= to complete() for structured replies"
+            )
+        return value
+
+    @field_serializer("params")
+    def _dump_params(self, value: dict[str, Any]) -> dict[str, Any]:
+        return without_secrets(value)
+
+    def __repr_args__(self):
+        for name, value in super().__repr_args__():
+            yield name, (without_secrets(value, mask="***") if name == "params" else value)
+        if self.api_key is not None:
+            yield "api_key", "***"
+
+    def with_params(self, **params: Any) -> Generator:
+        """A copy with some fields or litellm parameters changed."""
+        data = {**self.model_dump(exclude={"params"}), "params": dict(self.params)}
+        if self.api_key is not None:
+            data["api_key"] = self.api_key
+        return Generator(**{**data, **params})
+
+    def call_params(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The model parameters a call sends: fields, then ``params``, then per-call overrides."""
+        out: dict[str, Any] = {}
+        if self.temperature is not None:
+            out["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            out["max_tokens"] = self.max_tokens
+        out.update(self.params)
+        out.update(overrides or {})
+        return out
+
+    # -- calling ---------------------------------------------------------------------------------------
+
+    async def complete(
+        self,
+        messages: Messages,
+        *,
+        output_type: type[BaseModel] | None = None,
+        cache: bool | None = None,
+        **params: Any,
+    ) -> Completion:
+        """Ask the model. With ``output_type`` the reply is parsed into that pydantic model (``.parsed``)."""
+        msgs = normalize_messages(messages)
+        bad = sorted(k for k in params if k in _RESERVED)
+        if bad:
+            raise GiskardValidationError(f"complete() does not accept {bad} as model parameters")
+        if output_type is not None:
+            if not (isinstance(output_type, type) and issubclass(output_type, BaseModel)):
+                raise GiskardValidationError(
+                    f"output_type must be a pydantic BaseModel subclass, got {output_type!r}"
+                )
+            msgs = _with_instructions(msgs, schema_instructions(output_type))
+        sent = self.call_params(params)
+        key = response_cache.cache_key(
+            "completion",
+            {
+                "model": self.model,
+                "api_base": self.api_base,
+                "messages": msgs,
+                "params": without_secrets(sent),
+                "schema": output_type.model_json_schema() if output_type else None,
+            },
+        )
+        recorder = active_recorder()
+        if recorder is not None and recorder.replaying:
+            stored = recorder.lookup(key)
+            done = self._from_store(stored, output_type, "replay") if stored else None
+            if done is not None:
+                record_usage(done.usage, cached=True)
+                return done
+            if recorder.mode == "replay":
+                raise LLMReplayMissError(
+                    f"replay: no recorded reply of {self.model} for this prompt in {recorder.path}; "
+                    "re-record with recording(path, mode='record' or 'auto')",
+                    model=self.model,
+                )
+        use_cache = self._use_cache(cache, sent)
+        done = None
+        if use_cache:
+            stored = response_cache.get(key)
+            done = self._from_store(stored, output_type, "cache") if stored else None
+        if done is None:
+            done = await self._complete_live(msgs, sent, output_type)
+        value = {
+            "text": done.raw_text,
+            "usage": done.usage.model_dump(),
+            "cost_known": done.cost_known,
+        }
+        if done.source == "api" and use_cache:
+            response_cache.put(key, kind="completion", model=self.model, value=value)
+        if recorder is not None:
+            recorder.record("completion", key, value)
+        record_usage(done.usage, cached=done.source != "api")
+        return done
+
+    def complete_sync(self, messages: Messages, **kwargs: Any) -> Completion:
+        """``complete()`` from synchronous code (also inside a notebook's running loop)."""
+        return run_sync(self.complete(messages, **kwargs))
+
+    def _use_cache(self, explicit: bool | None, sent: dict[str, Any]) -> bool:
+        if not response_cache.cache_enabled():
+            return False
+        for choice in (explicit, self.cache):
+            if choice is not None:
+                return choice
+        return sent.get("temperature") == 0
+
+    def _from_store(
+        self, stored: dict[str, Any], output_type: type[BaseModel] | None, source: str
+    ) -> Completion | None:
+        text = stored.get("text")
+        if not isinstance(text, str):
+            return None
+        parsed = None
+        if output_type is not None:
+            try:
+                parsed = parse_reply(text, output_type)
+            except ReplyParseError:
+                return None  # the schema changed since: treat as a miss
+        return Completion(
+            text=_clean_text(text, parsed),
+            raw_text=text,
+            parsed=parsed,
+            cached=True,
+            source=source,
+            model=self.model,
+            cost_known=bool(stored.get("cost_known", True)),
+        )
+
+    async def _complete_live(
+        self, msgs: list[dict[str, Any]], sent: dict[str, Any], output_type: type[BaseModel] | None
+    ) -> Completion:
+        t0 = time.perf_counter()
+        text, usage, cost_known = await self._request(msgs, sent, output_type)
+        parsed, repaired = None, False
+        if output_type is not None:
+            try:
+                parsed = parse_reply(text, output_type)
+            except ReplyParseError as first:
+                log.info(
+                    "%s: unreadable structured reply (%s); asking for a repair", self.model, first
+                )
+                repair = [
+                    *msgs,
+                    {"role": "assistant", "content": text or "(empty reply)"},
+                    {"role": "user", "content": repair_message(str(first), output_type)},
+                ]
+                try:
+                    text, more, known = await self._request(repair, sent, output_type)
+                except LLMError as exc:
+                    exc.usage = usage
+                    record_usage(usage)
+                    raise
+                usage, cost_known, repaired = usage + more, cost_known and known, True
+                try:
+                    parsed = parse_reply(text, output_type)
+                except ReplyParseError as second:
+                    err = LLMResponseError(
+                        f"the reply of {self.model} is not a valid {output_type.__name__}, even after "
+                        f"one repair request: {second}",
+                        raw=text,
+                        model=self.model,
+                    )
+                    err.usage = usage
+                    record_usage(usage)
+                    raise err from None
+        return Completion(
+            text=_clean_text(text, parsed),
+            raw_text=text,
+            parsed=parsed,
+            usage=usage,
+            model=self.model,
+            cost_known=cost_known,
+            repaired=repaired,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
+
+    async def _request(
+        self, msgs: list[dict[str, Any]], sent: dict[str, Any], output_type: type[BaseModel] | None
+    ) -> tuple[str, Usage, bool]:
+        """One logical request (with retries): the reply text, its usage, whether the cost is known."""
+        import asyncio
+
+        from giskard_nb.llm._litellm import call_guard, litellm, response_cost
+        from giskard_nb.llm.errors import translate
+        from giskard_nb.llm.resilience import RetryPolicy, call_with_retries, limiter_for
+
+        lit = litellm()
+        secret = self.api_key.get_secret_value() if self.api_key is not None else None
+        kwargs: dict[str, Any] = {
+            **sent,
+            "model": self.model,
+            "messages": msgs,
+            "timeout": self.timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+            "drop_params": True,
+        }
+        if secret:
+            kwargs["api_key"] = secret
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if output_type is not None and self.native_structured_output:
+            kwargs["response_format"] = output_type
+
+        async def once() -> Any:
+            try:
+                async with call_guard(), asyncio.timeout(self.timeout):
+                    return await lit.acompletion(**kwargs)
+            except Exception as exc:
+                raise translate(exc, model=self.model, secret=secret) from None
+
+        policy = RetryPolicy(self.max_retries, self.retry_base_delay, self.retry_max_delay)
+        limiter = limiter_for((self.model, self.api_base), self.max_concurrency, self.rpm)
+        try:
+            response = await call_with_retries(
+                once, policy=policy, limiter=limiter, what=self.model
+            )
+        except LLMBadRequestError:
+            if "response_format" not in kwargs:
+                raise
+            log.info(
+                "%s rejected response_format; retrying with the schema in the prompt only",
+                self.model,
+            )
+            kwargs.pop("response_format")
+            response = await call_with_retries(
+                once, policy=policy, limiter=limiter, what=self.model
+            )
+        choice = response.choices[0]
+        text = getattr(choice.message, "content", None) or ""
+        u = getattr(response, "usage", None)
+        cost = response_cost(response)
+        usage = Usage(
+            prompt_tokens=int(getattr(u, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(u, "completion_tokens", 0) or 0),
+            total_tokens=int(getattr(u, "total_tokens", 0) or 0),
+            cost_usd=cost or 0.0,
+            llm_calls=1,
+        )
+        return text, usage, cost is not None
+
+
+def _with_instructions(msgs: list[dict[str, Any]], instructions: str) -> list[dict[str, Any]]:
+    if msgs[0]["role"] == "system" and isinstance(msgs[0]["content"], str):
+        return [{**msgs[0], "content": f"{msgs[0]['content']}\n\n{instructions}"}, *msgs[1:]]
+    return [{"role": "system", "content": instructions}, *msgs]
+
+
+def _clean_text(text: str, parsed: BaseModel | None) -> str:
+    return parsed.model_dump_json() if parsed is not None else text.strip()
