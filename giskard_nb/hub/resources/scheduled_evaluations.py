@@ -87,13 +87,17 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
                     f"the {what} {record.name!r} belongs to project {record.project_id}, not to "
                     f"{project_id}: schedule agents and datasets of the same project"
                 )
-        timing = Schedule(
-            frequency=frequency,
-            time=time,
-            day_of_week=day_of_week,
-            day_of_month=day_of_month,
-            timezone=timezone,
-            paused=paused,
+        timing = build(
+            Schedule,
+            {
+                "frequency": frequency,
+                "time": time,
+                "day_of_week": day_of_week,
+                "day_of_month": day_of_month,
+                "timezone": timezone,
+                "paused": paused,
+            },
+            "schedule",
         )
         data = {
             "project_id": project_id,
@@ -138,7 +142,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
             for key in ("day_of_week", "day_of_month"):
                 if given[key] is MISSING:
                     timing[key] = None
-        changes: dict[str, Any] = Schedule(**timing).model_dump()
+        changes: dict[str, Any] = build(Schedule, timing, "schedule").model_dump()
         if name is not MISSING:
             changes["name"] = name
         if tags is not MISSING:
