@@ -42,12 +42,18 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_default)
+_EMPTY = {dict: "{}", list: "[]"}
+
+
 def json_cell(value: Any) -> str | None:
     """A nested payload as a JSON string (``None`` stays ``None``): never an opaque Python object."""
     if value is None:
         return None
+    if not value and type(value) in _EMPTY:
+        return _EMPTY[type(value)]
     try:
-        return json.dumps(value, ensure_ascii=False, default=_default, sort_keys=False)
+        return _ENCODER.encode(value)
     except (TypeError, ValueError):  # circular references and the like
         return json.dumps(str(value), ensure_ascii=False)
 
@@ -59,13 +65,16 @@ def text_cell(value: Any) -> str | None:
     return json_cell(value)
 
 
+#: status (a CheckStatus is a str enum, so it hashes like its value) -> category code
+_CODES = {s: i for i, s in enumerate(STATUSES)}
+
+
 def status_values(values: Iterable[Any]):
     """A pandas Categorical with categories ``pass, fail, error, skip`` (accepts enums or strings)."""
     import pandas as pd
 
-    return pd.Categorical(
-        [None if v is None else getattr(v, "value", v) for v in values], categories=STATUSES
-    )
+    codes = [-1 if v is None else _CODES[v] for v in values]
+    return pd.Categorical.from_codes(codes, categories=list(STATUSES))
 
 
 def utc_timestamps(values: Iterable[datetime | str | None]):
@@ -82,25 +91,23 @@ def utc_timestamps(values: Iterable[datetime | str | None]):
     return pd.to_datetime(pd.Series(out, dtype="object"), utc=True)
 
 
-def frame(columns: dict[str, Any], *, dtypes: dict[str, str] | None = None, order: Sequence[str]):
+def frame(
+    columns: dict[str, Any],
+    *,
+    dtypes: dict[str, str] | None = None,
+    text: Sequence[str] = (),
+    order: Sequence[str],
+):
     """A DataFrame from column lists, columns in ``order`` (extra columns after).
 
-    Columns named in ``dtypes`` get that dtype; every other column of Python strings/None gets pandas'
-    ``string`` dtype (missing = ``<NA>``), so text columns are typed the same on pandas 2 and 3.
+    Columns named in ``dtypes`` get that dtype; ``text`` columns get pandas' ``string`` dtype
+    (missing = ``<NA>``), so text columns are typed the same on pandas 2 and 3.
     """
     import pandas as pd
 
     df = pd.DataFrame(columns)
-    dtypes = dtypes or {}
-    for name in df.columns:
-        dtype = dtypes.get(name)
-        if dtype is None and df[name].dtype != "category" and _all_text(columns[name]):
-            dtype = "string"
-        if dtype is not None:
+    for name, dtype in {**dict.fromkeys(text, "string"), **(dtypes or {})}.items():
+        if name in df.columns:
             df[name] = df[name].astype(dtype)
     ordered = [c for c in order if c in df.columns]
     return df[ordered + [c for c in df.columns if c not in ordered]]
-
-
-def _all_text(values: Any) -> bool:
-    return isinstance(values, list) and all(v is None or isinstance(v, str) for v in values)

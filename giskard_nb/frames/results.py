@@ -118,7 +118,8 @@ def _scenarios(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataF
     dtypes = {**dict.fromkeys(ints, "int64"), "duration_ms": "float64", **_USAGE_DTYPES}
     dtypes.update(n_skipped="int64", n_interactions="int64", runs_executed="int64")
     dtypes.update(multiple_runs="int64")
-    return frame(c, dtypes=dtypes, order=list(c))
+    text = ("suite", "scenario", "first_failure", "error", "error_phase", "tags")
+    return frame(c, dtypes=dtypes, text=(*text, "last_input", "last_output"), order=list(c))
 
 
 def _steps(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataFrame:
@@ -145,64 +146,68 @@ def _steps(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataFrame
             c["output"].append(text_cell(it.outputs) if it else None)
     c["status"] = status_values(c["status"])
     dtypes = {
-        "suite": "string",
         "scenario_index": "int64",
         "step": "int64",
         "duration_ms": "float64",
         "n_checks": "int64",
         "interaction_index": "Int64",
     }
-    return frame(c, dtypes=dtypes, order=list(c))
+    text = ("suite", "scenario", "error", "error_phase", "input", "output")
+    return frame(c, dtypes=dtypes, text=text, order=list(c))
 
 
 def _checks(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataFrame:
-    c = _cols(
+    names = (
         "suite", "scenario_index", "scenario", "scenario_status", "step", "check_position",
         "check", "check_kind", "status", "message", "duration_ms", "tags", "step_error",
         *USAGE_METRICS, "metrics", "details",
     )  # fmt: skip
+    c = _cols(*names)
+    add = {n: c[n].append for n in names}
     nan = float("nan")
+    usage_names = frozenset(USAGE_METRICS)
     for i, r in enumerate(results):
-        scenario_status = r.status
+        scenario_status, name = r.status, r.scenario_name
         tags = json_cell(list(r.tags))
         for n, step in enumerate(r.steps, 1):
             step_error = step.error.summary() if step.error else None
             for pos, cr in enumerate(step.results, 1):
                 details = cr.details
-                c["suite"].append(suite)
-                c["scenario_index"].append(i)
-                c["scenario"].append(r.scenario_name)
-                c["scenario_status"].append(scenario_status)
-                c["step"].append(n)
-                c["check_position"].append(pos)
-                c["check"].append(cr.check_name)
-                c["check_kind"].append(details.get("check_kind"))
-                c["status"].append(cr.status)
-                c["message"].append(cr.message)
+                add["suite"](suite)
+                add["scenario_index"](i)
+                add["scenario"](name)
+                add["scenario_status"](scenario_status)
+                add["step"](n)
+                add["check_position"](pos)
+                add["check"](cr.check_name)
+                add["check_kind"](details.get("check_kind"))
+                add["status"](cr.status)
+                add["message"](cr.message)
                 duration = details.get("duration_ms")
-                c["duration_ms"].append(duration if isinstance(duration, int | float) else nan)
-                c["tags"].append(tags)
-                c["step_error"].append(step_error)
+                add["duration_ms"](duration if isinstance(duration, int | float) else nan)
+                add["tags"](tags)
+                add["step_error"](step_error)
+                metrics = cr.metrics
                 usage = dict.fromkeys(USAGE_METRICS, 0.0)
-                for m in cr.metrics:
-                    if m.name in usage:
+                for m in metrics:
+                    if m.name in usage_names:
                         usage[m.name] += m.value
-                for name, value in usage.items():
-                    c[name].append(value)
-                c["metrics"].append(json_cell({m.name: m.value for m in cr.metrics}))
+                for metric, value in usage.items():
+                    add[metric](value)
+                add["metrics"](json_cell({m.name: m.value for m in metrics}))
                 own = {k: v for k, v in details.items() if k not in _RUNNER_DETAILS}
-                c["details"].append(json_cell(own))
+                add["details"](json_cell(own))
     c["status"] = status_values(c["status"])
     c["scenario_status"] = status_values(c["scenario_status"])
     dtypes = {
-        "suite": "string",
         "scenario_index": "int64",
         "step": "int64",
         "check_position": "int64",
         "duration_ms": "float64",
         **_USAGE_DTYPES,
     }
-    return frame(c, dtypes=dtypes, order=list(c))
+    text = ("suite", "scenario", "check", "check_kind", "message", "tags", "step_error")
+    return frame(c, dtypes=dtypes, text=(*text, "metrics", "details"), order=names)
 
 
 def _interactions(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataFrame:
@@ -221,5 +226,6 @@ def _interactions(results: Sequence[ScenarioResult], suite: str | None) -> pd.Da
             c["outputs"].append(text_cell(it.outputs))
             c["metadata"].append(json_cell(it.metadata))
     c["scenario_status"] = status_values(c["scenario_status"])
-    dtypes = {"suite": "string", "scenario_index": "int64", "turn": "int64"}
-    return frame(c, dtypes=dtypes, order=list(c))
+    dtypes = {"scenario_index": "int64", "turn": "int64"}
+    text = ("suite", "scenario", "inputs", "outputs", "metadata")
+    return frame(c, dtypes=dtypes, text=text, order=list(c))
