@@ -36,8 +36,10 @@ def mail(monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
-def scheduled(mem_hub: Hub, setup, agent_server):
-    project, dataset = setup()
+def scheduled(hub: Hub, setup, agent_server):
+    """A daily 09:30 schedule on every backend (the claim is a compare-and-set in SQL)."""
+    mem_hub = hub
+    project, dataset = setup(hub)
     agent = mem_hub.agents.create(
         project.id, name="bot", url=agent_server.url("/hub"), max_retries=0
     )
