@@ -76,6 +76,11 @@ _LAZY: dict[str, str] = {
     "AgentOutput": "giskard_nb.hub",
     "FailureCategory": "giskard_nb.hub",
     "Hub": "giskard_nb.hub",
+    # knowledge bases, schedules, test generation: numpy loads on first use
+    "DocumentIndex": "giskard_nb.kb",
+    "ManualClock": "giskard_nb.schedule",
+    "Persona": "giskard_nb.generation",
+    "Schedule": "giskard_nb.schedule",
 }
 
 
@@ -108,6 +113,7 @@ __all__ = [
     "CheckResult",
     "CheckStatus",
     "ConfigError",
+    "DocumentIndex",
     "DuplicateKindError",
     "Equals",
     "EvaluationRunner",
@@ -136,6 +142,7 @@ __all__ = [
     "LesserThan",
     "LesserThanEquals",
     "MISSING",
+    "ManualClock",
     "Metadata",
     "MetadataRule",
     "Metric",
@@ -143,6 +150,7 @@ __all__ = [
     "Not",
     "NotEquals",
     "NotFoundError",
+    "Persona",
     "Playground",
     "RegexMatching",
     "ResultsViewer",
@@ -151,6 +159,7 @@ __all__ = [
     "ScenarioResult",
     "ScenarioRunner",
     "ScenarioStatus",
+    "Schedule",
     "SerializationError",
     "Step",
     "StringMatching",
