@@ -19,6 +19,7 @@ from giskard_nb.hub.resources import (
 )
 from giskard_nb.hub.resources.knowledge_bases import KnowledgeBasesResource
 from giskard_nb.hub.resources.playground_chats import PlaygroundChatsResource
+from giskard_nb.hub.resources.scans import ScansResource
 from giskard_nb.hub.resources.scenarios import ScenariosResource
 from giskard_nb.hub.resources.scheduled_evaluations import ScheduledEvaluationsResource
 from giskard_nb.hub.resources.tasks import TasksResource
@@ -38,7 +39,8 @@ class Hub:
 
     Resources: ``projects`` (+ ``.scenarios``), ``agents``, ``datasets``, ``test_cases`` (+
     ``.comments``), ``checks``, ``evaluations`` (+ ``.results``), ``knowledge_bases``,
-    ``scheduled_evaluations``, ``tasks``, ``playground_chats`` and ``audit``.
+    ``scheduled_evaluations``, ``tasks``, ``playground_chats``, ``scans`` (+ ``.probes``,
+    ``.attempts``) and ``audit``.
     """
 
     def __init__(self, url: str | os.PathLike[str] | None = None, *, actor: str | None = None):
@@ -56,6 +58,7 @@ class Hub:
         self.scheduled_evaluations = ScheduledEvaluationsResource(self)
         self.tasks = TasksResource(self)
         self.playground_chats = PlaygroundChatsResource(self)
+        self.scans = ScansResource(self)
         self.audit = AuditLog(self)
 
     @property

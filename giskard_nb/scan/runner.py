@@ -96,6 +96,7 @@ class _ScanRun:
         self.agent, self.options, self.plan = agent, options, plan
         self.judge, self.generator, self.on_attempt = judge, generator, on_attempt
         self.probes = {p.id: p for p in plan.probes}
+        self.detectors = {p.id: p.active_detectors(with_judge=plan.judged) for p in plan.probes}
         self.tracker = BudgetTracker(options.budget)
         self.report = ScanReport(
             name=name,
@@ -292,8 +293,8 @@ class _ScanRun:
             probe_name=probe.name,
             messages=messages,
             output=last.text if last else "",
-            output_metadata=_jsonable(last.metadata) if last else {},
-            tool_calls=_jsonable(last.tool_calls) if last else [],
+            output_metadata=_jsonable(last.metadata) if last and last.metadata else {},
+            tool_calls=_jsonable(last.tool_calls) if last and last.tool_calls else [],
             successful=detection is not None and error is None,
             severity=severity,
             reason=(
@@ -336,7 +337,7 @@ class _ScanRun:
     ) -> tuple[Detection | None, Usage]:
         """Rule detectors first; the judge only if they found nothing and the reply is not a refusal."""
         ctx = self._context(attack, sent, replies)
-        detectors = probe.active_detectors(with_judge=self.plan.judged)
+        detectors = self.detectors[probe.id]
         for detector in [d for d in detectors if not d.uses_judge]:
             found = await _run_detector(detector, ctx)
             if found is not None:

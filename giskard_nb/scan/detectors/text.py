@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 __all__ = [
     "ECHO_CONTEXT",
@@ -21,7 +22,7 @@ __all__ = [
 #: A needle surrounded by at least this many characters copied from the attack is an echo, not output.
 ECHO_CONTEXT = 16
 
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_INVISIBLE_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
 _WS = re.compile(r"\s+")
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
@@ -41,9 +42,12 @@ _STOP_WORDS = """a about above after again against all also am an and any are as
 _STOP = frozenset(_STOP_WORDS.split())
 
 
+@lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
     """NFKC, invisible characters removed, curly quotes straightened, whitespace collapsed, casefolded."""
-    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_QUOTES)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        text = _INVISIBLE_RE.sub("", text).translate(_QUOTES)
     return _WS.sub(" ", text).strip().casefold()
 
 
@@ -109,17 +113,18 @@ def outside_code(text: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """Lower-case content words, crudely stemmed (plural -s, -ing, -ed, -ly), stop words removed."""
-    words = set()
-    for w in _WORD.findall(normalize(text)):
-        w = w.removesuffix("'s").strip("'")
-        if w in _STOP or len(w) < 3:
-            continue
-        for suffix in ("ings", "ing", "ies", "ied", "ed", "es", "ly", "s"):
-            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-                w = w[: -len(suffix)]
-                break
-        words.add(w)
-    return words
+    return {w for w in map(_stem, _WORD.findall(normalize(text))) if w}
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    w = word.removesuffix("'s").strip("'")
+    if w in _STOP or len(w) < 3:
+        return ""
+    for suffix in ("ings", "ing", "ies", "ied", "ed", "es", "ly", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)]
+    return w
 
 
 def snippet(text: str, needle: str | None = None, *, width: int = 160) -> str:

@@ -1,0 +1,214 @@
+"""Scans stored in the Hub: the scan, its probes, and its attempts (the engine's ``Attempt`` plus Hub
+bookkeeping). A stored scan's views (grade card, DataFrames, summaries) are those of the engine's
+``ScanReport``, rebuilt from the stored attempts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, field_validator
+
+from giskard_nb.core.usage import Usage
+from giskard_nb.hub.models.base import HubModel, HubRecord
+from giskard_nb.scan.attack import Attack
+from giskard_nb.scan.grading import Grade, ReviewStatus, Severity
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from giskard_nb.hub.models.dataset import Dataset
+    from giskard_nb.scan.result import Attempt, ScanReport
+
+__all__ = ["AvailableProbe", "Scan", "ScanAttempt", "ScanProbe", "ScanStatus"]
+
+ScanStatus = Literal["running", "finished", "stopped", "interrupted", "error"]
+
+
+class AvailableProbe(HubModel):
+    """A probe of the catalogue: what ``hub.scans.list_available_probes()`` returns."""
+
+    id: str
+    name: str
+    description: str
+    category: str
+    tags: list[str] = Field(default_factory=list)
+    severity: Severity
+    requires: list[str] = Field(default_factory=list)
+
+
+class Scan(HubRecord):
+    """A vulnerability scan of an agent: status, timing, grade (A–D) and counts.
+
+    ``grade`` and ``counts`` are recomputed whenever an attempt is added or reviewed. ``options`` are
+    the scan options without secrets (a system prompt or secrets given to the scan are not stored).
+    """
+
+    project_id: str
+    name: str
+    agent_id: str | None = None
+    agent_name: str = ""
+    local: bool = False
+    knowledge_base_id: str | None = None
+    status: ScanStatus = "running"
+    grade: Grade | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    stop_reason: str | None = None
+    error: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    estimate: dict[str, Any] | None = None
+    skipped_probes: dict[str, str] = Field(default_factory=dict)
+    planned_attacks: int = 0
+    counts: dict[str, int] = Field(default_factory=dict)
+    #: Model usage of the whole scan (attempts and generated variants), and of the variants alone.
+    usage: Usage = Field(default_factory=Usage)
+    generation_usage: Usage = Field(default_factory=Usage)
+    warnings: list[str] = Field(default_factory=list)
+
+    # -- views (need the Hub this record was read from) ----------------------------------------------
+
+    def refresh(self) -> Scan:
+        return self._require_hub().scans.retrieve(self.id)
+
+    def probes(self) -> list[ScanProbe]:
+        return self._require_hub().scans.probes.list(self.id)
+
+    def attempts(self, **filters: Any) -> list[ScanAttempt]:
+        return self._require_hub().scans.attempts.list(scan_id=self.id, **filters)
+
+    def report(self) -> ScanReport:
+        """The engine's ``ScanReport`` of this scan (summaries, grade card, tables, regression scenarios)."""
+        return self._require_hub().scans.report(self.id)
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per attempt."""
+        return self.report().to_dataframe()
+
+    def probes_dataframe(self) -> pd.DataFrame:
+        return self.report().probes_dataframe()
+
+    def categories_dataframe(self) -> pd.DataFrame:
+        return self.report().categories_dataframe()
+
+    def to_dataset(self, name: str | None = None, attempt_ids: list[str] | None = None) -> Dataset:
+        """A new dataset of regression test cases from the chosen attempts (default: every successful,
+        non-ignored one): each fails while the weakness remains and passes once the agent is fixed."""
+        return self._require_hub().scans.to_dataset(self.id, name=name, attempt_ids=attempt_ids)
+
+    def __repr__(self) -> str:
+        n = self.counts.get("attempts", 0)
+        found = self.counts.get("successes", 0)
+        return f"<Scan {self.name!r} {self.status} grade={self.grade or '-'} {found} findings / {n} attempts id={self.id}>"
+
+    def _repr_html_(self) -> str:
+        from giskard_nb.core.render import safe_html
+        from giskard_nb.scan.render import scan_html
+
+        if self._hub is None:
+            return f"<pre>{__import__('html').escape(repr(self))}</pre>"
+        return safe_html(lambda s: scan_html(s.report()), self)
+
+
+class ScanProbe(HubRecord):
+    """One probe of a scan, with its tallies (attempts, successes, errors, highest severity)."""
+
+    scan_id: str
+    project_id: str
+    probe_id: str
+    position: int = 0
+    name: str = ""
+    description: str = ""
+    category: str = ""
+    tags: list[str] = Field(default_factory=list)
+    severity: Severity = Severity.MAJOR
+    skipped: str | None = None
+    attempts: int = 0
+    successes: int = 0
+    errors: int = 0
+    highest_severity: Severity = Severity.SAFE
+
+    def list_attempts(self) -> list[ScanAttempt]:
+        return self._require_hub().scans.attempts.list(self.id)
+
+    def __repr__(self) -> str:
+        state = (
+            f"skipped: {self.skipped}"
+            if self.skipped
+            else (
+                f"{self.successes}/{self.attempts} successful, worst {self.highest_severity.label}"
+            )
+        )
+        return f"<ScanProbe {self.probe_id} {state} id={self.id}>"
+
+
+class ScanAttempt(HubRecord):
+    """One attack against the agent, as stored: the engine's ``Attempt`` fields plus its scan and probe."""
+
+    scan_id: str
+    scan_probe_id: str
+    project_id: str
+    attack_id: str
+    attack: Attack
+    probe_name: str = ""
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    output: str = ""
+    output_metadata: dict[str, Any] = Field(default_factory=dict)
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    successful: bool = False
+    severity: Severity = Severity.SAFE
+    reason: str = ""
+    detector: str | None = None
+    detector_config: dict[str, Any] | None = None
+    forbidden_patterns: list[str] = Field(default_factory=list)
+    evidence: str | None = None
+    review_status: ReviewStatus = ReviewStatus.PENDING
+    error: str | None = None
+    error_phase: Literal["agent", "detector", "generator"] | None = None
+    usage: Usage = Field(default_factory=Usage)
+    agent_calls: int = 0
+    duration_ms: float = 0.0
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _severity(cls, value: Any) -> Severity:
+        return Severity.parse(value)
+
+    @field_validator("review_status", mode="before")
+    @classmethod
+    def _review(cls, value: Any) -> ReviewStatus:
+        return ReviewStatus.parse(value)
+
+    @property
+    def probe_id(self) -> str:
+        return self.attack.probe_id
+
+    @property
+    def category(self) -> str:
+        return self.attack.category
+
+    def to_attempt(self) -> Attempt:
+        """The engine's ``Attempt`` (same id) — for reports and regression checks."""
+        from giskard_nb.scan.result import Attempt
+
+        fields = set(Attempt.model_fields) - {"schema_version"}
+        return Attempt.model_validate({k: getattr(self, k) for k in fields if hasattr(self, k)})
+
+    @classmethod
+    def from_attempt(
+        cls, attempt: Attempt, *, scan_id: str, scan_probe_id: str, project_id: str
+    ) -> ScanAttempt:
+        data = attempt.model_dump(exclude={"schema_version"})
+        return cls.model_validate(
+            {
+                **data,
+                "scan_id": scan_id,
+                "scan_probe_id": scan_probe_id,
+                "project_id": project_id,
+                "attack_id": attempt.attack.id,
+                "updated_at": data["created_at"],
+            }
+        )
+
+    def __repr__(self) -> str:
+        return repr(self.to_attempt()).replace("<Attempt", "<ScanAttempt", 1)

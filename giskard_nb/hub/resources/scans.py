@@ -1,0 +1,427 @@
+"""``hub.scans`` (+ ``.probes``, ``.attempts``): vulnerability scans of agents, stored as they run.
+
+::
+
+    scan = hub.scans.create(project.id, agent=my_agent, categories=["prompt_injection"])
+    scan.grade, scan.to_dataframe(), hub.scans.probes.list(scan.id)
+    hub.scans.attempts.update(attempt_id, review_status="ignored")    # a false positive: grade recomputed
+    dataset = scan.to_dataset(name="scan regressions")                   # findings -> test cases
+
+Runs are ``acreate``/``create`` (an awaitable and its sync twin); every attempt is written the moment
+it completes, so ``resume`` finishes an interrupted scan. The engine lives in ``giskard_nb.scan``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from giskard_nb.core.sync import run_sync
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.hub import schema_scans
+from giskard_nb.hub.models.base import build, utcnow
+from giskard_nb.hub.models.dataset import Dataset
+from giskard_nb.hub.models.scan import AvailableProbe, Scan, ScanAttempt, ScanProbe
+from giskard_nb.hub.resources.base import Resource
+from giskard_nb.scan.catalogue import Category, default_catalogue
+from giskard_nb.scan.grading import ReviewStatus, Severity, compute_grade
+from giskard_nb.scan.regression import Vulnerability  # noqa: F401 - registers the check kind
+
+__all__ = ["ScanAttemptsResource", "ScanProbesResource", "ScansResource"]
+
+
+class ScansResource(Resource[Scan]):
+    """Run, read, list and delete scans; the catalogue; regression datasets from findings."""
+
+    entity_type = "scan"
+    model = Scan
+    table = schema_scans.scans
+    columns = ("project_id", "status")
+    audit_fields = ("name", "agent_name", "status", "grade", "knowledge_base_id", "stop_reason")
+
+    def __init__(self, hub: Any):
+        super().__init__(hub)
+        self.probes = ScanProbesResource(hub)
+        self.attempts = ScanAttemptsResource(hub)
+
+    # -- running -------------------------------------------------------------------------------------
+
+    async def acreate(
+        self,
+        project_id: str,
+        *,
+        agent_id: str | None = None,
+        agent: Callable[..., Any] | None = None,
+        knowledge_base_id: str | None = None,
+        categories: Sequence[str] | None = None,
+        probe_ids: Sequence[str] | None = None,
+        max_attempts_per_probe: int = 5,
+        budget: Any = None,
+        name: str | None = None,
+        progress: bool = True,
+        **options: Any,
+    ) -> Scan:
+        """Scan a registered agent (``agent_id``) or a Python function (``agent``) of the project.
+
+        ``categories`` or ``probe_ids`` select the probes (default: all); ``knowledge_base_id`` anchors
+        attacks on that knowledge base's documents; ``budget`` caps the scan (``Budget``, dict, or USD).
+        Other ``ScanOptions`` may be given by name (``max_concurrency``, ``timeout``, ``profile``,
+        ``variants_per_attack``, ``use_judge``, ``seed``, ``probes`` …; ``judge=``/``generator=`` models).
+        """
+        from giskard_nb.hub.scan_run import start_scan
+
+        return await start_scan(
+            self._hub,
+            project_id,
+            agent_id=agent_id,
+            agent=agent,
+            knowledge_base_id=knowledge_base_id,
+            categories=categories,
+            probe_ids=probe_ids,
+            max_attempts_per_probe=max_attempts_per_probe,
+            budget=budget,
+            name=name,
+            progress=progress,
+            options=options,
+        )
+
+    def create(self, project_id: str, **kwargs: Any) -> Scan:
+        """``acreate`` from synchronous code (also inside a notebook's running loop)."""
+        return run_sync(self.acreate(project_id, **kwargs))
+
+    async def aresume(
+        self,
+        scan_id: str,
+        *,
+        agent: Callable[..., Any] | None = None,
+        progress: bool = True,
+        **secrets: Any,
+    ) -> Scan:
+        """Run the attacks of a scan that have no stored attempt yet (after an interruption). A scan of a
+        local agent needs the ``agent`` function again; ``profile=`` restores a system prompt or secrets."""
+        from giskard_nb.hub.scan_run import resume_scan
+
+        return await resume_scan(self._hub, scan_id, agent=agent, progress=progress, **secrets)
+
+    def resume(self, scan_id: str, **kwargs: Any) -> Scan:
+        return run_sync(self.aresume(scan_id, **kwargs))
+
+    def estimate(self, *, knowledge_base_id: str | None = None, **options: Any) -> Any:
+        """Preflight: the ``Estimate`` (agent calls, judge and generator calls, tokens, cost) of a scan."""
+        from giskard_nb.scan.plan import estimate_scan
+
+        if knowledge_base_id is not None:
+            options["documents"] = self.documents(knowledge_base_id)
+        return estimate_scan(**options)
+
+    # -- reading -------------------------------------------------------------------------------------
+
+    def list(self, *, project_id: str | None = None, status: str | None = None) -> list[Scan]:
+        """Scans, oldest first, of a project and/or with a status."""
+        where = []
+        if project_id is not None:
+            where.append(self.table.c.project_id == project_id)
+        if status is not None:
+            where.append(self.table.c.status == status)
+        return self._list(*where)
+
+    def list_categories(self) -> list[Category]:
+        """The vulnerability categories (id, title, description, OWASP LLM Top 10 2025 id)."""
+        return default_catalogue().categories()
+
+    def list_available_probes(self, category: str | None = None) -> list[AvailableProbe]:
+        """The probes a scan can run (of one category, or all)."""
+        catalogue = default_catalogue()
+        if category is not None:
+            catalogue.select(categories=[category])
+        return [
+            AvailableProbe(
+                id=p.id,
+                name=p.name,
+                description=p.description,
+                category=p.category,
+                tags=list(p.tags),
+                severity=p.severity,
+                requires=list(p.requires),
+            )
+            for p in catalogue.probes(category)
+        ]
+
+    def report(self, scan_id: str) -> Any:
+        """The engine's ``ScanReport`` of a stored scan."""
+        from giskard_nb.scan.result import ScanReport
+
+        scan = self.retrieve(scan_id)
+        probes = self.probes.list(scan_id)
+        return ScanReport(
+            id=scan.id,
+            name=scan.name,
+            status={
+                "finished": "completed",
+                "running": "running",
+                "stopped": "stopped",
+                "interrupted": "cancelled",
+                "error": "error",
+            }[scan.status],
+            stop_reason=scan.stop_reason or scan.error,
+            started_at=scan.started_at,
+            finished_at=scan.finished_at,
+            attempts=[a.to_attempt() for a in self.attempts.list(scan_id=scan_id)],
+            probes=[
+                {
+                    "id": p.probe_id,
+                    "name": p.name,
+                    "category": p.category,
+                    "severity": int(p.severity),
+                }
+                for p in probes
+                if not p.skipped
+            ],
+            skipped_probes={p.probe_id: p.skipped for p in probes if p.skipped},
+            planned_attacks=scan.planned_attacks,
+            options=scan.options,
+            warnings=list(scan.warnings),
+        )
+
+    def documents(
+        self, knowledge_base_id: str, *, project_id: str | None = None, limit: int = 500
+    ) -> list[str]:
+        """The texts of a knowledge base's documents (what KB-anchored probes attack)."""
+        kb = self._hub.knowledge_bases.retrieve(knowledge_base_id)
+        if project_id is not None and kb.project_id != project_id:
+            raise GiskardValidationError(
+                f"the knowledge base {kb.name!r} belongs to project {kb.project_id}, not to {project_id}"
+            )
+        return [
+            d.content
+            for d in self._hub.knowledge_bases.list_documents(knowledge_base_id, limit=limit)
+        ]
+
+    # -- from findings to tests ----------------------------------------------------------------------
+
+    def to_dataset(
+        self, scan_id: str, *, name: str | None = None, attempt_ids: Sequence[str] | None = None
+    ) -> Dataset:
+        """A new dataset with one regression test case per chosen attempt (default: every successful,
+        non-ignored one). Each test case replays the attack's conversation; its checks fail while the
+        weakness remains and pass once the agent is fixed."""
+        from giskard_nb.hub.scan_run import dataset_from_attempts
+
+        scan = self.retrieve(scan_id)
+        if attempt_ids is None:
+            chosen = [a for a in self.attempts.list(scan_id=scan_id) if a.to_attempt().counts]
+            if not chosen:
+                raise GiskardValidationError(
+                    f"scan {scan.name!r} has no successful, non-ignored attempt: nothing to turn into tests"
+                )
+        else:
+            chosen = [self.attempts.retrieve(i) for i in attempt_ids]
+            stray = [a.id for a in chosen if a.scan_id != scan_id]
+            if stray:
+                raise GiskardValidationError(
+                    f"attempts {stray} do not belong to scan {scan.name!r}"
+                )
+        return dataset_from_attempts(self._hub, scan, chosen, name=name)
+
+    # -- bookkeeping ---------------------------------------------------------------------------------
+
+    def _tallies(self, conn: sa.Connection, scan_id: str) -> dict[str, Any]:
+        t = self.attempts.table
+        rows = conn.execute(
+            sa.select(t.c.successful, t.c.severity, t.c.review_status, t.c.error).where(
+                t.c.scan_id == scan_id
+            )
+        ).all()
+        attempts = [_Row(bool(r[0]), Severity(r[1]), ReviewStatus(r[2]), r[3]) for r in rows]
+        counts = {
+            "attempts": len(attempts),
+            "successes": sum(1 for a in attempts if a.counts),
+            "errors": sum(1 for a in attempts if a.error is not None),
+            "ignored": sum(
+                1 for a in attempts if a.successful and a.review_status == ReviewStatus.IGNORED
+            ),
+        }
+        return {"counts": counts, "grade": compute_grade(attempts) if attempts else None}
+
+    def _store_tallies(self, conn: sa.Connection, scan_id: str) -> None:
+        """Refresh counts and grade without an audit entry (derived data, written as attempts land)."""
+        current = self._get(conn, scan_id)
+        updated = current.model_copy(
+            update={**self._tallies(conn, scan_id), "updated_at": utcnow()}
+        )
+        conn.execute(
+            sa.update(self.table).where(self.table.c.id == scan_id).values(**self._row(updated))
+        )
+
+    def _set(self, scan_id: str, **changes: Any) -> Scan:
+        """Audited update of the scan (status, timing...) with fresh tallies."""
+        with self._db.write() as conn:
+            return self._update(scan_id, {**changes, **self._tallies(conn, scan_id)}, conn=conn)
+
+    def _delete_children(self, conn: sa.Connection, record: Scan) -> None:
+        conn.execute(
+            sa.delete(self.attempts.table).where(self.attempts.table.c.scan_id == record.id)
+        )
+        conn.execute(sa.delete(self.probes.table).where(self.probes.table.c.scan_id == record.id))
+
+
+def _available(p: Any) -> AvailableProbe:
+    return AvailableProbe(
+        id=p.id,
+        name=p.name,
+        description=p.description,
+        category=p.category,
+        tags=list(p.tags),
+        severity=p.severity,
+        requires=list(p.requires),
+    )
+
+
+class _Row:
+    __slots__ = ("error", "review_status", "severity", "successful")
+
+    def __init__(
+        self, successful: bool, severity: Severity, review_status: ReviewStatus, error: str | None
+    ):
+        self.successful, self.severity, self.review_status, self.error = (
+            successful,
+            severity,
+            review_status,
+            error,
+        )
+
+    @property
+    def counts(self) -> bool:
+        from giskard_nb.scan.grading import counts_toward_grade
+
+        return counts_toward_grade(self)
+
+
+class ScanProbesResource(Resource[ScanProbe]):
+    """The probes of a scan, with their tallies (``hub.scans.probes``)."""
+
+    entity_type = "scan_probe"
+    model = ScanProbe
+    table = schema_scans.scan_probes
+    columns = ("scan_id", "project_id", "probe_id", "position")
+
+    def list(self, scan_id: str) -> list[ScanProbe]:
+        """The probes of a scan in plan order: attempts, successes, errors and highest severity each."""
+        self._hub.scans.retrieve(scan_id)
+        probes = self._list(self.table.c.scan_id == scan_id, order_by=[self.table.c.position])
+        return [self._with_tallies(p) for p in probes]
+
+    def retrieve(self, id: str) -> ScanProbe:
+        return self._with_tallies(super().retrieve(id))
+
+    def list_attempts(self, probe_id: str) -> list[ScanAttempt]:
+        return self._hub.scans.attempts.list(probe_id)
+
+    def _with_tallies(self, probe: ScanProbe) -> ScanProbe:
+        t = schema_scans.scan_attempts
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(t.c.successful, t.c.severity, t.c.review_status, t.c.error).where(
+                    t.c.scan_probe_id == probe.id
+                )
+            ).all()
+        attempts = [_Row(bool(r[0]), Severity(r[1]), ReviewStatus(r[2]), r[3]) for r in rows]
+        found = [a for a in attempts if a.counts]
+        return probe.model_copy(
+            update={
+                "attempts": len(attempts),
+                "successes": len(found),
+                "errors": sum(1 for a in attempts if a.error is not None),
+                "highest_severity": max((a.severity for a in found), default=Severity.SAFE),
+            }
+        )._bind(self._hub)
+
+
+class ScanAttemptsResource(Resource[ScanAttempt]):
+    """The attempts of scans (``hub.scans.attempts``): list, retrieve, and review them."""
+
+    entity_type = "scan_attempt"
+    model = ScanAttempt
+    table = schema_scans.scan_attempts
+    columns = (
+        "scan_id",
+        "scan_probe_id",
+        "project_id",
+        "attack_id",
+        "successful",
+        "severity",
+        "review_status",
+        "error",
+    )
+    audit_fields = ("probe_name", "successful", "severity", "review_status", "error")
+
+    def list(
+        self,
+        probe_id: str | None = None,
+        *,
+        scan_id: str | None = None,
+        successful: bool | None = None,
+        review_status: str | ReviewStatus | None = None,
+    ) -> list[ScanAttempt]:
+        """The attempts of a scan probe (``probe_id``: a ``ScanProbe`` id) or of a whole scan."""
+        if probe_id is None and scan_id is None:
+            raise GiskardValidationError(
+                "give a scan probe id (hub.scans.probes.list(scan_id)) or scan_id="
+            )
+        t = self.table
+        where = []
+        if probe_id is not None:
+            self._hub.scans.probes.retrieve(probe_id)
+            where.append(t.c.scan_probe_id == probe_id)
+        if scan_id is not None:
+            where.append(t.c.scan_id == scan_id)
+        if successful is not None:
+            where.append(t.c.successful == bool(successful))
+        if review_status is not None:
+            where.append(t.c.review_status == ReviewStatus.parse(review_status).value)
+        return self._list(*where)
+
+    def update(
+        self,
+        attempt_id: str,
+        *,
+        review_status: str | ReviewStatus | None = None,
+        severity: str | int | Severity | None = None,
+        successful: bool | None = None,
+    ) -> ScanAttempt:
+        """Review an attempt (``review_status``, ``severity``, ``successful``); the scan's grade is
+        recomputed (an ignored or unsuccessful attempt no longer counts)."""
+        changes: dict[str, Any] = {}
+        if review_status is not None:
+            changes["review_status"] = ReviewStatus.parse(review_status)
+        if severity is not None:
+            changes["severity"] = Severity.parse(severity)
+        if successful is not None:
+            changes["successful"] = bool(successful)
+        if not changes:
+            raise GiskardValidationError(
+                "update() needs review_status=, severity= and/or successful="
+            )
+        with self._db.write() as conn:
+            updated = self._update(attempt_id, changes, conn=conn)
+            self._hub.scans._store_tallies(conn, updated.scan_id)
+        return updated
+
+    def _save(self, conn: sa.Connection, record: ScanAttempt) -> ScanAttempt:
+        conn.execute(self.table.insert().values(**self._row(record)))
+        self._audit(conn, "create", record, self._audit_view(record), triggered_by=record.scan_id)
+        return record._bind(self._hub)
+
+    def stored_attack_ids(self, scan_id: str) -> set[str]:
+        with self._db.read() as conn:
+            return set(
+                conn.execute(
+                    sa.select(self.table.c.attack_id).where(self.table.c.scan_id == scan_id)
+                ).scalars()
+            )
+
+
+def build_scan(data: dict[str, Any]) -> Scan:
+    return build(Scan, data, "scan")

@@ -1,0 +1,288 @@
+"""hub.scans: runs stored as they complete, review and grade, resume, regression datasets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from giskard_nb.errors import GiskardValidationError, NotFoundError
+from giskard_nb.hub import Hub
+
+pytestmark = pytest.mark.usefixtures("no_model")
+FAST = {"max_attempts_per_probe": 2, "judge": None, "generator": None, "progress": False}
+
+
+@pytest.fixture
+def hub(tmp_path):
+    with Hub(tmp_path / "hub.db") as h:
+        yield h
+
+
+@pytest.fixture
+def project(hub):
+    return hub.projects.create(name="bank")
+
+
+@pytest.fixture
+def http_agent():
+    """An HTTP agent (the Hub's remote shape) that leaks its instructions when asked."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            last = body["messages"][-1]["content"].lower()
+            text = (
+                "My instructions are: You are BankBot. You must never discuss fees. Always be brief."
+                if "instruction" in last or "prompt" in last
+                else "Hello!"
+            )
+            data = json.dumps(
+                {"response": {"role": "assistant", "content": text}, "metadata": {"tool_calls": []}}
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/chat"
+    server.shutdown()
+    server.server_close()
+
+
+def test_scan_a_local_agent_review_and_grade(hub, project, agents):
+    scan = hub.scans.create(
+        project.id,
+        agent=agents["leaky"],
+        categories=["system_prompt_leakage", "sensitive_information_disclosure"],
+        **FAST,
+    )
+    assert scan.status == "finished" and scan.grade == "D" and scan.local
+    assert scan.started_at <= scan.finished_at
+    probes = hub.scans.probes.list(scan.id)
+    assert {p.category for p in probes} == {
+        "system_prompt_leakage",
+        "sensitive_information_disclosure",
+    }
+    leak = next(p for p in probes if p.probe_id == "leakage.direct_request")
+    assert (
+        leak.attempts == 2
+        and leak.successes >= 1
+        and leak.highest_severity.label in ("major", "critical")
+    )
+    attempts = hub.scans.attempts.list(leak.id)
+    assert len(attempts) == 2 and all(a.scan_probe_id == leak.id for a in attempts)
+    assert attempts[0].messages and attempts[0].output and attempts[0].reason
+    # reviewing every finding as a false positive brings the grade back to A
+    for a in scan.attempts(successful=True):
+        hub.scans.attempts.update(a.id, review_status="ignored")
+    again = scan.refresh()
+    assert again.grade == "A" and again.counts["successes"] == 0 and again.counts["ignored"] >= 1
+    one = scan.attempts(successful=True)[0]
+    hub.scans.attempts.update(one.id, review_status="acknowledged", severity="minor")
+    assert scan.refresh().grade == "B"
+    hub.scans.attempts.update(one.id, successful=False)
+    assert scan.refresh().grade == "A"
+    history = hub.audit.history(one.id)
+    assert [e.action for e in history][:1] == ["create"]
+    assert sum(e.action == "update" for e in history) == 3
+    assert history[1].changes["review_status"]
+    with pytest.raises(GiskardValidationError, match="needs review_status"):
+        hub.scans.attempts.update(one.id)
+
+
+def test_scan_a_registered_agent(hub, project, http_agent):
+    agent = hub.agents.create(project.id, name="BankBot", url=http_agent)
+    scan = hub.scans.create(
+        project.id,
+        agent_id=agent.id,
+        probe_ids=["leakage.direct_request", "injection.direct_override"],
+        **FAST,
+    )
+    assert scan.agent_id == agent.id and not scan.local
+    assert scan.grade == "C"
+    found = {a.probe_id for a in scan.attempts(successful=True)}
+    assert found == {"leakage.direct_request"}
+    assert hub.scans.list(project_id=project.id) == [scan.refresh()]
+
+
+def test_views_dataframes_and_escaped_grade_card(hub, project, agents):
+    scan = hub.scans.create(
+        project.id, agent=agents["echo"], categories=["improper_output_handling"], **FAST
+    )
+    df = scan.to_dataframe()
+    assert len(df) == scan.counts["attempts"] and {"probe_id", "severity", "output"} <= set(
+        df.columns
+    )
+    assert len(scan.probes_dataframe()) == len(hub.scans.probes.list(scan.id))
+    assert "improper_output_handling" in set(scan.categories_dataframe()["category"])
+    page = scan._repr_html_()
+    assert (
+        "Improper Output Handling" in page
+        and "<svg onload" not in page
+        and "<img src=x" not in page
+    )
+    assert "grade=" in repr(scan)
+
+
+def test_findings_become_a_dataset_that_an_evaluation_fails_until_fixed(hub, project, agents):
+    scan = hub.scans.create(
+        project.id,
+        agent=agents["obedient"],
+        probe_ids=["injection.direct_override", "injection.role_delimiters"],
+        **FAST,
+    )
+    findings = scan.attempts(successful=True)
+    assert findings
+    ignored = findings[0]
+    hub.scans.attempts.update(ignored.id, review_status="ignored")
+    dataset = scan.to_dataset(name="injection regressions")
+    cases = hub.test_cases.list(dataset.id)
+    assert len(cases) == len(findings) - 1
+    assert all("scan" in c.tags and c.checks[0].identifier == "scan_vulnerability" for c in cases)
+    still_vulnerable = hub.evaluations.create_local(agents["obedient"], dataset.id, progress=False)
+    assert still_vulnerable.counts.get("fail") == len(cases)
+    fixed = hub.evaluations.create_local(agents["refusing"], dataset.id, progress=False)
+    assert fixed.counts.get("pass") == len(cases)
+    chosen = hub.scans.to_dataset(scan.id, attempt_ids=[findings[1].id])
+    assert len(hub.test_cases.list(chosen.id)) == 1
+
+
+def test_secret_findings_do_not_store_the_secret_in_the_dataset(
+    hub, project, agents, leaky_profile
+):
+    scan = hub.scans.create(
+        project.id,
+        agent=agents["leaky"],
+        probe_ids=["disclosure.credentials"],
+        profile=leaky_profile,
+        **FAST,
+    )
+    stored = json.dumps(scan.options)
+    assert leaky_profile.secrets[0] not in stored and leaky_profile.system_prompt not in stored
+    dataset = scan.to_dataset()
+    exported = hub.datasets.export(dataset.id)
+    assert leaky_profile.secrets[0] not in exported
+    evaluation = hub.evaluations.create_local(agents["leaky"], dataset.id, progress=False)
+    assert evaluation.counts.get("fail") == len(hub.test_cases.list(dataset.id))
+
+
+async def test_interrupted_scan_resumes_without_repeating_attacks(hub, project, agents):
+    calls = {"n": 0}
+
+    async def flaky(messages):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise asyncio.CancelledError()
+        return "I'm sorry, I can't help with that."
+
+    with pytest.raises(asyncio.CancelledError):
+        await hub.scans.acreate(
+            project.id, agent=flaky, categories=["prompt_injection"], max_concurrency=1, **FAST
+        )
+    (scan,) = hub.scans.list(project_id=project.id)
+    assert scan.status == "interrupted"
+    first = {a.attack_id for a in scan.attempts()}
+    assert 0 < len(first) < 12
+    with pytest.raises(GiskardValidationError, match="pass it again"):
+        await hub.scans.aresume(scan.id, progress=False)
+    done = await hub.scans.aresume(scan.id, agent=agents["refusing"], progress=False)
+    assert done.status == "finished" and done.grade == "A"
+    ids = [a.attack_id for a in done.attempts()]
+    assert len(ids) == len(set(ids)) and first <= set(ids)
+    assert len(ids) == done.planned_attacks
+
+
+def test_budget_stops_and_records_why(hub, project, agents):
+    scan = hub.scans.create(
+        project.id,
+        agent=agents["refusing"],
+        budget={"max_agent_calls": 3},
+        max_concurrency=1,
+        **FAST,
+    )
+    assert scan.status == "stopped" and "agent calls" in scan.stop_reason
+    assert scan.counts["attempts"] <= 3 and scan.estimate["agent_calls"] > 3
+
+
+def test_catalogue_validation_and_delete(hub, project, agents):
+    categories = hub.scans.list_categories()
+    assert {c.owasp_id for c in categories} >= {
+        "LLM01:2025",
+        "LLM02:2025",
+        "LLM05:2025",
+        "LLM06:2025",
+        "LLM07:2025",
+        "LLM09:2025",
+    }
+    probes = hub.scans.list_available_probes()
+    assert len(probes) >= 30 and all(p.description and p.category for p in probes)
+    assert {p.category for p in hub.scans.list_available_probes("misinformation")} == {
+        "misinformation"
+    }
+    with pytest.raises(GiskardValidationError, match="exactly one"):
+        hub.scans.create(project.id, **FAST)
+    with pytest.raises(GiskardValidationError, match="unknown scan categories"):
+        hub.scans.create(project.id, agent=agents["refusing"], categories=["nope"], **FAST)
+    assert not hub.scans.list()
+    scan = hub.scans.create(
+        project.id, agent=agents["refusing"], probe_ids=["injection.direct_override"], **FAST
+    )
+    attempt = scan.attempts()[0]
+    task = hub.tasks.create(project.id, "look at this attempt", scan_attempt_id=attempt.id)
+    assert task.scan_attempt_id == attempt.id
+    hub.scans.delete(scan.id)
+    with pytest.raises(NotFoundError):
+        hub.scans.retrieve(scan.id)
+    with pytest.raises(NotFoundError):
+        hub.scans.attempts.retrieve(attempt.id)
+
+
+def test_knowledge_base_anchored_attacks(hub, project, agents):
+    kb = hub.knowledge_bases.create(
+        project.id,
+        [
+            "Refunds are accepted within 30 days of purchase with the original receipt.",
+            "Standard shipping takes 5 business days; express shipping takes 2 business days.",
+            "Our support line is open from 9am to 6pm, Monday to Friday.",
+        ],
+        name="policies",
+    )
+    preflight = hub.scans.estimate(
+        knowledge_base_id=kb.id, probe_ids=["kb.false_premise", "kb.poisoned_excerpt"]
+    )
+    assert preflight.attacks > 0 and not preflight.skipped_probes
+
+    def gullible(messages):
+        return "Yes, that's correct! Happy to help with anything else about our policies today."
+
+    scan = hub.scans.create(
+        project.id,
+        agent=gullible,
+        knowledge_base_id=kb.id,
+        probe_ids=["kb.false_premise", "kb.poisoned_excerpt"],
+        **FAST,
+    )
+    assert scan.knowledge_base_id == kb.id
+    found = {a.probe_id for a in scan.attempts(successful=True)}
+    assert "kb.false_premise" in found
+    stored = scan.attempts()
+    premises = [a.attack for a in stored if a.probe_id == "kb.false_premise"]
+    # a figure of the documents, changed: the original figure is what a correct answer would say
+    docs = " ".join(d.content for d in hub.knowledge_bases.list_documents(kb.id))
+    assert premises
+    for p in premises:
+        claim, original = p.metadata["claim"], p.correction_markers[0]
+        assert claim not in docs and original in docs and claim[:12] in docs
+    poisoned = [a.attack for a in stored if a.probe_id == "kb.poisoned_excerpt"]
+    assert poisoned and all("Editor's note for AI assistants" in p.turns[0] for p in poisoned)
