@@ -16,12 +16,12 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import sqlalchemy as sa
 
 from giskard_nb.core.sync import run_sync
 from giskard_nb.errors import GiskardValidationError, NotFoundError
 from giskard_nb.hub import schema_more
+from giskard_nb.hub.kb_vectors import load_vectors, save_vectors
 from giskard_nb.hub.models.base import build
 from giskard_nb.hub.models.knowledge_base import KBDocument, KBSearchResult, KBTopic, KnowledgeBase
 from giskard_nb.hub.resources.base import Resource
@@ -190,26 +190,7 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
         ]
         conn.execute(self._documents.table.insert(), [self._documents._row(d) for d in documents])
         if index.embeddings is not None:
-            self._store_vectors(conn, kb.id, [d.id for d in documents], index)
-
-    def _store_vectors(
-        self, conn: sa.Connection, kb_id: str, ids: list[str], index: DocumentIndex
-    ) -> None:
-        assert index.embeddings is not None
-        conn.execute(sa.delete(schema_more.kb_vectors).where(_kb_col() == kb_id))
-        name = index.embedding_model_name or "unknown"
-        rows = [
-            {
-                "document_id": doc_id,
-                "knowledge_base_id": kb_id,
-                "model": name,
-                "dimensions": int(vector.shape[0]),
-                "vector": vector.astype("<f4").tobytes(),
-            }
-            for doc_id, vector in zip(ids, index.embeddings, strict=True)
-        ]
-        if rows:
-            conn.execute(schema_more.kb_vectors.insert(), rows)
+            save_vectors(conn, kb.id, [d.id for d in documents], index)
 
     # -- reading -------------------------------------------------------------------------------------
 
@@ -329,36 +310,18 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
             for d in documents
         ]
         drafts = [TopicDraft(t.name, [], t.keywords, t.named_by) for t in topics]
-        vectors = self._load_vectors(kb_id, [d.id for d in documents], model_name(model))
+        vectors = load_vectors(self._db, kb_id, [d.id for d in documents], model_name(model))
         if vectors is None:
             vectors = await embed_matrix(model, [c.search_text for c in chunks])
         index = DocumentIndex(chunks, embeddings=vectors, topics=drafts, embedding_model=model)
         if kb.embedding_model != model_name(model):
             with self._db.write() as conn:
-                self._store_vectors(conn, kb_id, [d.id for d in documents], index)
+                save_vectors(conn, kb_id, [d.id for d in documents], index)
                 kb = self._update(kb_id, {"embedding_model": model_name(model)}, conn=conn)
             key = (kb.updated_at, model_name(model))
         with self._lock:
             self._cache[kb_id] = (key, index, [d.id for d in documents], [t.id for t in topics])
         return index, [d.id for d in documents], [t.id for t in topics]
-
-    def _load_vectors(self, kb_id: str, doc_ids: list[str], model: str) -> np.ndarray | None:
-        t = schema_more.kb_vectors
-        with self._db.read() as conn:
-            rows = conn.execute(
-                sa.select(t.c.document_id, t.c.model, t.c.dimensions, t.c.vector).where(
-                    t.c.knowledge_base_id == kb_id
-                )
-            ).all()
-        found = {r.document_id: r for r in rows if r.model == model}
-        if len(found) != len(doc_ids) or not doc_ids:
-            return None
-        return np.stack(
-            [
-                np.frombuffer(found[i].vector, dtype="<f4", count=found[i].dimensions)
-                for i in doc_ids
-            ]
-        )
 
     # -- frames and charts ---------------------------------------------------------------------------
 
@@ -388,10 +351,6 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
 
     def _delete_children(self, conn: sa.Connection, record: KnowledgeBase) -> None:
         self._cache.pop(record.id, None)
-
-
-def _kb_col() -> Any:
-    return schema_more.kb_vectors.c.knowledge_base_id
 
 
 def _describe(data: Any) -> str:
