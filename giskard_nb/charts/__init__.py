@@ -3,11 +3,14 @@ Jupyter when it is a cell's value) and uses the status colours of ``giskard_nb.c
 
 from giskard_nb.charts.evaluations import plot_comparison, plot_failure_categories
 from giskard_nb.charts.results import plot_cost, plot_latency, plot_pass_rate
+from giskard_nb.charts.scans import plot_grade_card, plot_scan_grid
 
 __all__ = [
     "plot_comparison",
     "plot_cost",
     "plot_failure_categories",
+    "plot_grade_card",
     "plot_latency",
     "plot_pass_rate",
+    "plot_scan_grid",
 ]

@@ -6,11 +6,13 @@ from giskard_nb.widgets.evaluation_runner import EvaluationRunner
 from giskard_nb.widgets.hub_save import save_to_hub, scenario_to_test_case
 from giskard_nb.widgets.playground import Playground
 from giskard_nb.widgets.results_viewer import ResultsViewer
+from giskard_nb.widgets.scan_runner import ScanRunner
 
 __all__ = [
     "EvaluationRunner",
     "Playground",
     "ResultsViewer",
+    "ScanRunner",
     "ScenarioBuilder",
     "save_to_hub",
     "scenario_to_test_case",

@@ -1,0 +1,128 @@
+"""Charts of vulnerability scans: the category × severity grid of findings, and the grade card.
+
+Both take a ``ScanReport`` (``giskard_nb.scan.run_scan``) and return a Plotly figure.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from giskard_nb.charts._style import empty_figure, label, layout
+from giskard_nb.errors import GiskardValidationError
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+__all__ = ["GRADE_COLORS", "plot_grade_card", "plot_scan_grid", "scan_grid_counts"]
+
+#: A (nothing found) to D (a critical finding).
+GRADE_COLORS = {"A": "#2e7d32", "B": "#9e9d24", "C": "#ef6c00", "D": "#c62828"}
+_SEVERITIES = ("minor", "major", "critical")
+_GRADE_TEXT = {
+    "A": "no finding",
+    "B": "minor findings only",
+    "C": "a major finding",
+    "D": "a critical finding",
+}
+
+
+def _report(report: Any) -> Any:
+    if not (hasattr(report, "attempts") and hasattr(report, "grade")):
+        raise GiskardValidationError(
+            f"give a ScanReport (from giskard_nb.scan.run_scan), not {type(report).__name__}"
+        )
+    return report
+
+
+def scan_grid_counts(report: Any) -> dict[str, dict[str, int]]:
+    """{category: {"minor"|"major"|"critical": findings, "attempts": n, "errors": n}} for every
+    category the scan probed (findings = attempts that count toward the grade)."""
+    grid: dict[str, dict[str, int]] = {}
+    for a in _report(report).attempts:
+        row = grid.setdefault(a.category, {**dict.fromkeys(_SEVERITIES, 0), "attempts": 0})
+        row.setdefault("errors", 0)
+        row["attempts"] += 1
+        if a.error is not None:
+            row["errors"] += 1
+        elif a.counts:
+            row[a.severity.label] = row.get(a.severity.label, 0) + 1
+    return grid
+
+
+def plot_scan_grid(report: Any) -> go.Figure:
+    """Findings per vulnerability category (rows, with their OWASP LLM id) and severity (columns);
+    hover for the attempts and errors behind each row."""
+    import plotly.graph_objects as go
+
+    from giskard_nb.scan import list_categories
+
+    grid = scan_grid_counts(report)
+    if not grid:
+        return empty_figure("Scan findings", "The scan has no attempts yet.")
+    known = {c.id: c for c in list_categories()}
+    order = [c for c in known if c in grid] + sorted(c for c in grid if c not in known)
+    rows = []
+    for cat in order:
+        owasp = getattr(known.get(cat), "owasp_id", None)
+        rows.append(label(f"{cat} ({owasp.split(':')[0]})" if owasp else cat))
+    z = [[grid[c][s] for s in _SEVERITIES] for c in order]
+    hover = [
+        [
+            f"{grid[c][s]} {s} findings<br>{grid[c]['attempts']} attempts, {grid[c]['errors']} errors"
+            for s in _SEVERITIES
+        ]
+        for c in order
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(_SEVERITIES),
+            y=rows,
+            text=[[str(v) if v else "" for v in row] for row in z],
+            texttemplate="%{text}",
+            customdata=hover,
+            hovertemplate="%{y}<br>%{customdata}<extra></extra>",
+            colorscale=[[0, "#f5f5f5"], [0.01, "#ffe0b2"], [1, "#c62828"]],
+            zmin=0,
+            showscale=False,
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    found = sum(sum(r) for r in z)
+    title = f"Scan findings by category and severity — {found} findings, grade {report.grade}"
+    return layout(fig, title, height=max(260, 110 + 34 * len(rows)))
+
+
+def plot_grade_card(report: Any) -> go.Figure:
+    """The scan's A–D grade as a card, with the findings and attempts behind it."""
+    import plotly.graph_objects as go
+
+    report = _report(report)
+    grade = str(report.grade)
+    findings = len(report.findings)
+    attempts = len(report.attempts)
+    errors = len(report.errors)
+    fig = go.Figure()
+    fig.add_shape(
+        type="rect", x0=0, y0=0, x1=0.3, y1=1, xref="paper", yref="paper",
+        fillcolor=GRADE_COLORS.get(grade, "#555"), line_width=0,
+    )  # fmt: skip
+    fig.add_annotation(
+        text=f"<b>{label(grade)}</b>", x=0.15, y=0.5, xref="paper", yref="paper",
+        showarrow=False, font={"size": 72, "color": "#fff"},
+    )  # fmt: skip
+    lines = [
+        f"<b>{label(_GRADE_TEXT.get(grade, grade))}</b>",
+        f"{findings} findings in {attempts} attempts ({errors} errors)",
+        f"highest severity: {label(report.highest_severity.label)}",
+        f"status: {label(report.status)}",
+    ]
+    fig.add_annotation(
+        text="<br>".join(lines), x=0.35, y=0.5, xref="paper", yref="paper", showarrow=False,
+        align="left", xanchor="left", font={"size": 15},
+    )  # fmt: skip
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return layout(fig, f"Scan grade: {grade}", height=220, margin_t=50)

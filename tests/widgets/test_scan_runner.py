@@ -1,0 +1,86 @@
+"""ScanRunner, headless: categories, preflight estimate, background scan, grade card, review."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from giskard_nb import GiskardValidationError
+from giskard_nb.widgets import ScanRunner
+
+
+def obedient_agent(messages):
+    text = " ".join(m["content"] for m in messages if m["role"] == "user")
+    codes = re.findall(r"\b[A-Z]{3,}-[0-9A-F]{5}\b", text)
+    return codes[-1] if codes else "<img src=x onerror=alert(1)> no"
+
+
+def _runner(**kwargs):
+    return ScanRunner(
+        obedient_agent,
+        categories=["prompt_injection"],
+        max_attempts_per_probe=1,
+        judge=None,
+        generator=None,
+        **kwargs,
+    )
+
+
+def test_estimate_follows_the_selection():
+    runner = _runner()
+    first = runner.estimate()
+    assert first.attacks > 0 and "Preflight" in runner._w["estimate"].value
+    runner._w["attempts"].value = 2
+    assert runner.estimate().attacks > first.attacks
+    runner.select(["prompt_injection", "system_prompt_leakage"])
+    assert runner.categories == ["prompt_injection", "system_prompt_leakage"]
+    runner.select([])
+    assert runner.estimate() is None and "choose at least one" in runner._w["estimate"].value
+    runner._w["run"].click()
+    assert "choose at least one category" in runner._w["state"].value
+
+
+async def test_scan_in_the_background_then_review():
+    finished = []
+    runner = _runner(on_finish=finished.append)
+    runner._w["run"].click()
+    assert runner.job.mode == "task" and runner._w["run"].disabled
+    report = await runner.job
+    assert finished == [report] and runner.state == "finished"
+    assert runner.done_attempts == len(report.attempts) and runner.findings == len(report.findings)
+    assert f">{report.grade}</div>" in runner._w["card"].value
+    assert "<img" not in "".join(c.children[1].value for c in runner._w["review"].children[:-1])
+    for attempt in list(report.findings):
+        runner.review(attempt.id, "ignored")
+    assert runner.report.grade == "A" and ">A</div>" in runner._w["card"].value
+    dropdown = runner._w["review"].children[0].children[0].children[0]
+    dropdown.value = "acknowledged"  # the dropdown reviews the attempt it belongs to
+    assert runner.report.grade != "A"
+
+
+async def test_cancel_a_scan():
+    gate = asyncio.Event()
+
+    async def slow_agent(messages):
+        await gate.wait()
+        return "no"
+
+    runner = ScanRunner(slow_agent, categories=["prompt_injection"], judge=None, generator=None)
+    job = runner.run()
+    await asyncio.sleep(0.05)
+    assert runner.cancel() is True
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    assert runner.state == "cancelled" and runner.report is None
+
+
+def test_bad_input():
+    with pytest.raises(GiskardValidationError, match="unknown categories"):
+        ScanRunner(obedient_agent, categories=["nope"])
+    with pytest.raises(GiskardValidationError, match="needs the agent"):
+        ScanRunner("agent")
+    runner = _runner()
+    with pytest.raises(GiskardValidationError, match="run\\(\\) first"):
+        runner.review("x", "ignored")
