@@ -146,3 +146,38 @@ def test_abcd_knowledge_base_in_the_hub(mem_hub: Hub, shared_data: Path) -> None
     assert kb.n_topics == 10
     top = mem_hub.knowledge_bases.search_documents(kb.id, "I forgot my password", limit=3)
     assert "Recover Password" in [r.metadata["subflow"] for r in top]
+
+
+def test_topics_named_by_the_configured_generator(mem_hub: Hub) -> None:
+    from giskard_nb.errors import ConfigError
+    from giskard_nb.llm import set_default_generator
+    from giskard_nb.testing import FakeLLMServer
+
+    texts = [
+        "tent rainfly waterproof stakes",
+        "tent poles rainfly camping",
+        "refund payment invoice card",
+        "refund invoice billing payment",
+    ]
+    project = mem_hub.projects.create("p")
+    mem_hub.knowledge_bases.embedding_model = HashingEmbedder()
+    with pytest.raises(ConfigError, match="GISKARD_NB_MODEL"):
+        mem_hub.knowledge_bases.create(project.id, texts, name="x", name_topics="llm")
+
+    def namer(request):
+        blocks = request.last_user_message.split("## Cluster ")[1:]
+        return {
+            "topics": [
+                {"index": int(b.split("\n", 1)[0]), "name": "Camping" if "tent" in b else "Billing"}
+                for b in blocks
+            ]
+        }
+
+    with FakeLLMServer(reply=namer) as server:
+        set_default_generator(server.generator())
+        try:
+            kb = mem_hub.knowledge_bases.create(project.id, texts, name="named")
+        finally:
+            set_default_generator(None)
+    assert kb.topics_named_by == "llm" and kb.usage.llm_calls == 1
+    assert sorted(t.name for t in kb.topics()) == ["Billing", "Camping"]
