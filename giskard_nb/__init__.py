@@ -81,6 +81,11 @@ _LAZY: dict[str, str] = {
     "ManualClock": "giskard_nb.schedule",
     "Persona": "giskard_nb.generation",
     "Schedule": "giskard_nb.schedule",
+    # vulnerability scans (giskard_nb.scan; hub.scans for the stored ones)
+    "ReviewStatus": "giskard_nb.scan",
+    "ScanReport": "giskard_nb.scan",
+    "Severity": "giskard_nb.scan",
+    "run_scan": "giskard_nb.scan",
 }
 
 
@@ -154,6 +159,8 @@ __all__ = [
     "Playground",
     "RegexMatching",
     "ResultsViewer",
+    "ReviewStatus",
+    "ScanReport",
     "Scenario",
     "ScenarioBuilder",
     "ScenarioResult",
@@ -161,6 +168,7 @@ __all__ = [
     "ScenarioStatus",
     "Schedule",
     "SerializationError",
+    "Severity",
     "Step",
     "StringMatching",
     "Suite",
@@ -177,6 +185,7 @@ __all__ = [
     "__version__",
     "from_fn",
     "resolve",
+    "run_scan",
     "run_sync",
     "scenario",
     "to_dataframe",
