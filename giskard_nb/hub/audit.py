@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 from giskard_nb.hub import schema
 from giskard_nb.hub.models.audit import AuditEntry
-from giskard_nb.hub.models.base import build
+from giskard_nb.hub.models.base import SCHEMA_VERSION, build, new_id, utcnow
 
 if TYPE_CHECKING:
     from giskard_nb.hub.hub import Hub
@@ -63,28 +63,20 @@ def write_entry(
     triggered_by: str | None = None,
 ) -> None:
     """Record one change (call inside the transaction that makes it)."""
-    entry = AuditEntry(
-        actor=hub.actor,
-        action=action,
-        entity_type=entity_type,
-        entity_id=entity_id,
-        project_id=project_id,
-        changes={k: v for k, v in changes.items() if k not in _SPINE},
-        triggered_by=triggered_by,
-    )
     conn.execute(
-        schema.audit_log.insert().values(
-            id=entry.id,
-            schema_version=entry.schema_version,
-            created_at=entry.created_at,
-            actor=entry.actor,
-            action=entry.action,
-            entity_type=entry.entity_type,
-            entity_id=entry.entity_id,
-            project_id=entry.project_id,
-            triggered_by=entry.triggered_by,
-            data=json.dumps(entry.changes, default=str),
-        )
+        schema.audit_log.insert(),
+        {
+            "id": new_id(),
+            "schema_version": SCHEMA_VERSION,
+            "created_at": utcnow(),
+            "actor": hub.actor,
+            "action": action,
+            "entity_type": entity_type,
+            "entity_id": entity_id,
+            "project_id": project_id,
+            "triggered_by": triggered_by,
+            "data": json.dumps({k: v for k, v in changes.items() if k not in _SPINE}, default=str),
+        },
     )
 
 

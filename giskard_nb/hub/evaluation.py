@@ -5,9 +5,10 @@ followed by its enabled checks. The interaction's ``outputs`` is the reply's tex
 ``trace.last.outputs``) and its ``metadata`` the reply's metadata (``trace.last.metadata``). A failing
 agent, a timeout or a check that raises makes that result an ERROR; the run goes on.
 
-At most ``max_concurrency`` test cases run at a time. Each result is written in its own transaction the
-moment it is ready, so a run that is interrupted (kernel interrupt, cancelled task, crash) keeps every
-finished result and ``hub.evaluations.resume`` runs only the rest.
+At most ``max_concurrency`` test cases run at a time. Each result is stored the moment it is ready
+(results finishing in the same turn of the event loop share one transaction), so a
+run that is interrupted (kernel interrupt, cancelled task, crash) keeps every finished result and
+``hub.evaluations.resume`` runs only the rest.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from giskard_nb.hub.failure_categories import FailureClassifier
 from giskard_nb.hub.models.agent import AgentOutput
 from giskard_nb.hub.models.base import utcnow
 from giskard_nb.hub.models.check import HubCheck
-from giskard_nb.hub.models.dataset import HubTestCase
+from giskard_nb.hub.models.dataset import CheckSpec, HubTestCase
 from giskard_nb.hub.models.evaluation import CheckOutcome, Evaluation, EvaluationResult
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ class EvaluationRun:
         classifier: FailureClassifier,
         custom_checks: dict[str, HubCheck],
         progress: bool = True,
+        replace: bool = False,
     ):
         self.hub = hub
         self.evaluation = evaluation
@@ -76,51 +78,98 @@ class EvaluationRun:
         self.classifier = classifier
         self.custom_checks = custom_checks
         self.progress = progress
+        self.replace = replace
         self._built: dict[str, list[Check]] = {}
+        self._pending: list[EvaluationResult] = []
+        self._checks: dict[str, Check] = {}
+        self._flush_scheduled = False
+        self._write_error: BaseException | None = None
+        self._bar_handle: Any = None
 
     async def run(self, test_cases: Sequence[HubTestCase]) -> Evaluation:
         """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
         evaluations = self.hub.evaluations
         evaluations._set_status(self.evaluation.id, "running")
-        bar = self._bar(len(test_cases))
+        self._bar_handle = self._bar(len(test_cases))
         queue: Iterator[HubTestCase] = iter(test_cases)
 
         async def worker() -> None:
             for test_case in queue:
-                result = await self.run_one(test_case)
-                with self.hub._db.write() as conn:
-                    evaluations.results._save(conn, result)
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix_str(result.status, refresh=False)
+                if self._write_error is not None:
+                    raise self._write_error
+                self._enqueue(await self.run_one(test_case))
 
         workers = min(self.evaluation.max_concurrency, len(test_cases)) or 1
         try:
             async with asyncio.TaskGroup() as group:
                 for _ in range(workers):
                     group.create_task(worker())
+            self._flush()
+            if self._write_error is not None:
+                raise self._write_error
         except asyncio.CancelledError:
+            self._flush()  # every finished result is stored before the run stops
             evaluations._set_status(self.evaluation.id, "interrupted")
             raise
         except BaseExceptionGroup as group_error:
+            self._flush()
             error = group_error.exceptions[0]
             evaluations._set_status(
                 self.evaluation.id, "error", error=f"{type(error).__name__}: {error}"
             )
             raise error from None
-        except BaseException:
-            evaluations._set_status(self.evaluation.id, "interrupted")
+        except BaseException as exc:
+            self._flush()
+            failed = exc is self._write_error
+            evaluations._set_status(
+                self.evaluation.id,
+                "error" if failed else "interrupted",
+                error=f"{type(exc).__name__}: {exc}" if failed else None,
+            )
             raise
         finally:
-            if bar is not None:
-                bar.close()
+            if self._bar_handle is not None:
+                self._bar_handle.close()
         return evaluations._set_status(self.evaluation.id, "finished")
+
+    def _check(self, spec: CheckSpec) -> Check:
+        """The check for a spec, built once per run (checks are stateless models)."""
+        key = json.dumps(spec.model_dump(mode="json"), sort_keys=True, default=str)
+        check = self._checks.get(key)
+        if check is None:
+            check = self._checks[key] = build_check(spec, self.custom_checks)
+        return check
+
+    def _enqueue(self, result: EvaluationResult) -> None:
+        """Store ``result`` at the next turn of the event loop, with the others finished in this turn
+        (one transaction for all of them: results that complete together are written together)."""
+        self._pending.append(result)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        batch, self._pending = self._pending, []
+        if not batch or self._write_error is not None:
+            return
+        try:
+            with self.hub._db.write() as conn:
+                for result in batch:
+                    self.hub.evaluations.results._save(conn, result, replace=self.replace)
+        except BaseException as exc:  # surfaced by the workers and by run()
+            self._write_error = exc
+            return
+        bar = self._bar_handle
+        if bar is not None:
+            bar.update(len(batch))
+            bar.set_postfix_str(batch[-1].status, refresh=False)
 
     async def run_one(self, test_case: HubTestCase) -> EvaluationResult:
         """Run one test case and classify a failure; never raises for agent or check problems."""
         started = utcnow()
         try:
-            checks = [build_check(s, self.custom_checks) for s in test_case.checks if s.enabled]
+            checks = [self._check(s) for s in test_case.checks if s.enabled]
         except GiskardNBError as exc:
             scenario_result = _errored(test_case, exc, phase="checks")
             outcome: AgentOutput | None = None

@@ -97,7 +97,7 @@ class Resource(Generic[R]):
         if conn is None:
             with self._db.write() as own:
                 return self._create(record, conn=own)
-        conn.execute(self.table.insert().values(**self._row(record)))
+        conn.execute(self.table.insert(), self._row(record))
         self._audit(conn, "create", record, self._audit_view(record))
         return record._bind(self._hub)
 
@@ -146,10 +146,10 @@ class Resource(Generic[R]):
         )
 
     def _audit_view(self, record: R) -> dict[str, Any]:
-        dump = record.model_dump(mode="json")  # secrets masked
-        if self.audit_fields is not None:
-            dump = {k: dump.get(k) for k in self.audit_fields}
-        return dump
+        if self.audit_fields is None:
+            return record.model_dump(mode="json")  # secrets masked
+        dump = record.model_dump(mode="json", include=set(self.audit_fields))
+        return {k: dump.get(k) for k in self.audit_fields}
 
     # -- rows <-> models -----------------------------------------------------------------------------
 

@@ -69,7 +69,7 @@ class EvaluationsResource(Resource[Evaluation]):
                     f"the {what} {record.name!r} belongs to project {record.project_id}, not to "
                     f"{project_id}: evaluate agents and datasets of the same project"
                 )
-        evaluation = self._new(
+        evaluation, cases = self._new(
             dataset.project_id,
             dataset.id,
             name or f"{agent.name} on {dataset.name}",
@@ -80,7 +80,7 @@ class EvaluationsResource(Resource[Evaluation]):
             max_concurrency=max_concurrency,
             timeout=timeout,
         )
-        return await self._run(evaluation, None, classifier, progress, only="all")
+        return await self._run(evaluation, None, classifier, progress, only="all", cases=cases)
 
     def create(self, project_id: str, agent_id: str, dataset_id: str, **kwargs: Any) -> Evaluation:
         """``acreate`` from synchronous code."""
@@ -105,7 +105,7 @@ class EvaluationsResource(Resource[Evaluation]):
 
         local = LocalAgent(agent, name=agent_name)
         dataset = self._hub.datasets.retrieve(dataset_id)
-        evaluation = self._new(
+        evaluation, cases = self._new(
             dataset.project_id,
             dataset.id,
             name or f"{local.name} on {dataset.name}",
@@ -116,7 +116,7 @@ class EvaluationsResource(Resource[Evaluation]):
             max_concurrency=max_concurrency,
             timeout=timeout,
         )
-        return await self._run(evaluation, local, classifier, progress, only="all")
+        return await self._run(evaluation, local, classifier, progress, only="all", cases=cases)
 
     def create_local(self, agent: Callable[..., Any], dataset_id: str, **kwargs: Any) -> Evaluation:
         """``acreate_local`` from synchronous code."""
@@ -195,7 +195,9 @@ class EvaluationsResource(Resource[Evaluation]):
 
     # -- internals -----------------------------------------------------------------------------------
 
-    def _new(self, project_id: str, dataset_id: str, name: str, **fields: Any) -> Evaluation:
+    def _new(
+        self, project_id: str, dataset_id: str, name: str, **fields: Any
+    ) -> tuple[Evaluation, list[HubTestCase]]:
         if fields["max_concurrency"] < 1:
             raise GiskardValidationError(
                 f"max_concurrency must be >= 1, got {fields['max_concurrency']}"
@@ -219,7 +221,7 @@ class EvaluationsResource(Resource[Evaluation]):
         evaluation = evaluation.model_copy(
             update={"n_test_cases": len(cases), "started_at": utcnow()}
         )
-        return self._create(evaluation)
+        return self._create(evaluation), cases
 
     def _cases(self, evaluation: Evaluation) -> list[HubTestCase]:
         return self._hub.test_cases.list(
@@ -234,12 +236,13 @@ class EvaluationsResource(Resource[Evaluation]):
         progress: bool,
         *,
         only: Literal["all", "missing", "errored"],
+        cases: list[HubTestCase] | None = None,
     ) -> Evaluation:
         from giskard_nb.hub.agents import LocalAgent, RemoteAgent
         from giskard_nb.hub.evaluation import EvaluationRun
         from giskard_nb.hub.failure_categories import FailureClassifier
 
-        cases = self._cases(evaluation)
+        cases = self._cases(evaluation) if cases is None else cases
         if only != "all":
             stored = {r["test_case_id"]: r["status"] for r in self.results.iter_raw(evaluation.id)}
             if only == "missing":
@@ -269,6 +272,7 @@ class EvaluationsResource(Resource[Evaluation]):
                 classifier=categorizer,
                 custom_checks=self._hub.checks.by_identifier(evaluation.project_id),
                 progress=progress,
+                replace=only == "errored",
             )
             return await run.run(cases)
 

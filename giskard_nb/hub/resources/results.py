@@ -23,6 +23,11 @@ __all__ = ["ResultList", "ResultsResource"]
 
 Level = Literal["results", "checks"]
 
+_EXISTING = sa.select(schema.results).where(
+    schema.results.c.evaluation_id == sa.bindparam("e"),
+    schema.results.c.test_case_id == sa.bindparam("tc"),
+)
+
 
 class ResultList(list):
     """A list of ``EvaluationResult`` with ``to_dataframe()``."""
@@ -114,34 +119,35 @@ class ResultsResource(Resource[EvaluationResult]):
         t = self.table
         cols = [c for c in t.c if c.name not in ("scenario_result", "data", "failure_category")]
         query = (
-            sa.select(*cols, t.c.data)
+            sa.select(t.c.data, *cols)
             .where(t.c.evaluation_id == evaluation_id)
             .order_by(t.c.created_at, t.c.id)
         )
+        names = [c.name for c in cols]
         with self._db.read() as conn:
-            rows = conn.execute(query).mappings().all()
+            rows = conn.execute(query).all()
         for row in rows:
-            data = json.loads(row["data"])
-            data.update({k: v for k, v in row.items() if k != "data"})
+            data = json.loads(row[0])
+            data.update(zip(names, row[1:], strict=True))
             yield data
 
     # -- written by evaluation runs --------------------------------------------------------------------
 
-    def _save(self, conn: sa.Connection, result: EvaluationResult) -> EvaluationResult:
-        """Insert the result, or replace the one stored for the same test case (a re-run)."""
+    def _save(
+        self, conn: sa.Connection, result: EvaluationResult, *, replace: bool = True
+    ) -> EvaluationResult:
+        """Insert the result, or (``replace``) replace the one stored for the same test case (a re-run).
+        Without ``replace``, a second result for the same test case violates the unique constraint."""
         t = self.table
         existing = (
-            conn.execute(
-                sa.select(t).where(
-                    t.c.evaluation_id == result.evaluation_id,
-                    t.c.test_case_id == result.test_case_id,
-                )
-            )
+            conn.execute(_EXISTING, {"e": result.evaluation_id, "tc": result.test_case_id})
             .mappings()
             .first()
+            if replace
+            else None
         )
         if existing is None:
-            conn.execute(t.insert().values(**self._row(result)))
+            conn.execute(t.insert(), self._row(result))
             self._audit(
                 conn, "create", result, self._audit_view(result), triggered_by=result.evaluation_id
             )
