@@ -26,6 +26,7 @@ from giskard_nb.hub.models import (
     HubTestCase,
     Project,
 )
+from giskard_nb.hub.models.scan import AvailableProbe, Scan, ScanAttempt, ScanProbe
 from giskard_nb.hub.resources import ResultList
 from giskard_nb.hub.summary import EvaluationSummary
 
@@ -35,6 +36,7 @@ __all__ = [
     "Agent",
     "AgentOutput",
     "AuditEntry",
+    "AvailableProbe",
     "CaseChange",
     "ChatMessage",
     "CheckOutcome",
@@ -55,6 +57,9 @@ __all__ = [
     "Project",
     "RemoteAgent",
     "ResultList",
+    "Scan",
+    "ScanAttempt",
+    "ScanProbe",
     "build_check",
     "classify_by_rules",
 ]
