@@ -52,6 +52,21 @@ def fake_model(request):
     return "unexpected prompt"
 
 
+def _llm_checks_available() -> bool:
+    try:
+        import giskard_nb.checks.llm  # noqa: F401  (registers correctness, conformity, groundedness)
+    except ImportError:
+        return False
+    return True
+
+
+needs_llm_checks = pytest.mark.skipif(
+    not _llm_checks_available(),
+    reason="generated test cases carry LLM-judge checks (conformity, correctness, groundedness), "
+    "provided by giskard_nb.checks.llm, which this installation lacks",
+)
+
+
 @pytest.fixture
 def llm():
     with FakeLLMServer(reply=fake_model) as server:
@@ -89,6 +104,7 @@ def test_scenarios_crud_frame_and_audit(mem_hub: Hub) -> None:
         mem_hub.projects.scenarios.retrieve(scenario.id)
 
 
+@needs_llm_checks
 def test_generate_scenario_based(mem_hub: Hub, project_and_agent, llm) -> None:
     project, agent = project_and_agent
     scenario = mem_hub.projects.scenarios.create(
@@ -119,6 +135,7 @@ def test_generate_scenario_based(mem_hub: Hub, project_and_agent, llm) -> None:
     assert len(preview) == 2 and len(mem_hub.test_cases.list(dataset.id)) == 6
 
 
+@needs_llm_checks
 def test_generate_document_based(mem_hub: Hub, project_and_agent, llm) -> None:
     project, agent = project_and_agent
     docs = [
