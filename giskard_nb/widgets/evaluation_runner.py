@@ -157,8 +157,8 @@ class EvaluationRunner(View):
             "idle": "Pick an agent and a dataset, then Run.",
             "running": "Running…",
             "cancelling": "Cancelling…",
-            "finished": f"Finished: {done} scenarios.",
-            "cancelled": f"Cancelled after {done} of {self._total} scenarios.",
+            "finished": f"Finished: {done} results.",
+            "cancelled": f"Cancelled after {done} of {self._total} results.",
             "failed": f"The run failed: {self._error}",
         }[self.state]
         w["state"].value = message

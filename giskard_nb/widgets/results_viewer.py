@@ -368,7 +368,7 @@ class ResultsViewer(View):
             rows.append(
                 f"<tr><td>{i}</td><td>{badge(item.status)}</td><td>{esc(item.name, 120)}</td>"
                 f"<td>{esc(first, 200)}</td><td>{category}</td>"
-                f"<td style='text-align:right'>{item.result.duration_ms:.0f} ms</td></tr>"
+                f"<td style='text-align:right;white-space:nowrap'>{item.result.duration_ms:.0f} ms</td></tr>"
             )
         body = "".join(rows) or "<tr><td colspan=6><i>no result matches these filters</i></td></tr>"
         self._w["table"].value = (

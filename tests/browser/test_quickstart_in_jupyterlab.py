@@ -163,22 +163,26 @@ def test_quickstart_runs_renders_and_executes_no_agent_html(jupyterlab):
             page.wait_for_selector(
                 ".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000
             )
-            table_text = page.inner_text(".jp-OutputArea-output table.dataframe")
-            assert "refund window" in table_text and "injection attempt" in table_text
+            tables = page.evaluate(
+                "() => [...document.querySelectorAll('.jp-OutputArea-output table.dataframe')]"
+                ".map(t => t.textContent).join('\\n')"
+            )
+            assert "incorrect_answer" in tables  # the demo evaluation's results table
+            assert "refund window" in tables and "injection attempt" in tables
 
-            # the EvaluationRunner: click Run, wait for the results to open
+            # the EvaluationRunner: click Run, wait for the Hub evaluation's results to open
             run_button.click()
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.giskard-run-state')]"
-                ".some(e => e.textContent.includes('Finished: 6 scenarios'))",
+                ".some(e => e.textContent.includes('Finished: 12 results'))",
                 timeout=60_000,
             )
             page.wait_for_selector(
                 ".giskard-evaluation-runner .giskard-results-table", timeout=30_000
             )
             runner_text = page.inner_text(".giskard-evaluation-runner")
-            assert "4 passed" in runner_text and "2 failed" in runner_text
-            assert "6 / 6" in runner_text
+            assert "7 passed" in runner_text and "5 failed" in runner_text
+            assert "12 / 12" in runner_text
 
             # the hostile output is shown as text, and nothing in it ran
             page.wait_for_timeout(1500)  # give any injected onerror handler time to fire
