@@ -35,6 +35,12 @@ def mail(monkeypatch: pytest.MonkeyPatch):
         yield sink
 
 
+@pytest.fixture(autouse=True)
+def _no_smtp_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in smtp.SmtpSink().env():
+        monkeypatch.delenv(key, raising=False)
+
+
 @pytest.fixture
 def scheduled(hub: Hub, setup, agent_server):
     """A daily 09:30 schedule on every backend (the claim is a compare-and-set in SQL)."""
