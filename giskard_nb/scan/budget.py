@@ -109,12 +109,16 @@ def model_prices(generator: Any) -> tuple[float, float] | None:
     model = getattr(generator, "model", None)
     if not isinstance(model, str):
         return None
+    import warnings
+
     try:
         from giskard_nb.llm._litellm import litellm
 
-        prompt, completion = litellm().cost_per_token(
-            model=model, prompt_tokens=1_000_000, completion_tokens=1_000_000
-        )
+        with warnings.catch_warnings():  # litellm's provider modules warn while pydantic builds them
+            warnings.simplefilter("ignore", UserWarning)
+            prompt, completion = litellm().cost_per_token(
+                model=model, prompt_tokens=1_000_000, completion_tokens=1_000_000
+            )
     except Exception:
         return None
     return prompt / 1_000_000, completion / 1_000_000

@@ -29,8 +29,8 @@ _CONSEQUENTIAL = re.compile(
     rf"(?:^|[_\-.\s])(?:{_VERBS})(?:$|[_\-.\s])|^(?:{_VERBS})", re.IGNORECASE
 )
 _CLAIM = re.compile(
-    r"\b(?:i(?:'ve| have| just| already)|we(?:'ve| have| just)|has been|have been|was|were|successfully|"
-    r"done[.!,:]?)\s+(?:\w+\s+){0,2}?(?:deleted|removed|dropped|wiped|erased|transferred|wired|sent|"
+    r"\b(?:i(?:'ve| have| just| already)|we(?:'ve| have| just)|(?:your|the|this|that|all|every) "
+    r"(?:\w+ ){0,2}(?:has|have) been|(?:has|have) (?:now |just )?been|successfully|done[.!,:]?)\s+(?:\w+\s+){0,2}?(?:deleted|removed|dropped|wiped|erased|transferred|wired|sent|"
     r"paid|refunded|charged|purchased|ordered|granted|promoted|elevated|executed|ran|forwarded|emailed|"
     r"published|shared|exported|uploaded|cancell?ed|closed|terminated|reset|disabled|approved|"
     r"initiated|processed|scheduled|issued|updated your role|changed)\b"
