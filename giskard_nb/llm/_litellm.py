@@ -2,7 +2,9 @@
 
 Before the first import: ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (use the bundled price table instead of
 downloading it; set the variable to ``False`` yourself to opt back in) and ``LITELLM_LOG=ERROR``. After it:
-``suppress_debug_info`` (no "Give Feedback / Get Help" lines on stdout), no telemetry.
+``suppress_debug_info`` (no "Give Feedback / Get Help" lines on stdout), no telemetry, litellm's loggers at
+the ``LITELLM_LOG`` level (so a root handler at INFO does not print them), and pydantic's harmless
+"``ReadOnly`` qualifier" UserWarning about litellm's own types filtered out (that message only).
 
 litellm schedules success-logging tasks on the running event loop. A loop that is closed while they are
 pending (``run_sync`` inside Jupyter runs each call on a fresh loop in a worker thread) would print
@@ -12,9 +14,11 @@ finishes, lets litellm's logging settle and stops its worker, so the loop can cl
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
+import warnings
 import weakref
 from contextlib import asynccontextmanager
 from typing import Any
@@ -24,6 +28,7 @@ __all__ = ["call_guard", "litellm", "response_cost"]
 _lock = threading.Lock()
 _module: Any = None
 _in_flight: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_READONLY_WARNING = r".*using the `ReadOnly` qualifier\. Pydantic will not protect items"
 
 
 def litellm() -> Any:
@@ -35,8 +40,14 @@ def litellm() -> Any:
         if _module is None:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             os.environ.setdefault("LITELLM_LOG", "ERROR")
+            # litellm's models use typing.ReadOnly, which pydantic warns about (a harmless UserWarning
+            # per class, when each is first built): silence exactly that message.
+            warnings.filterwarnings("ignore", message=_READONLY_WARNING, category=UserWarning)
             import litellm as module
 
+            for name in ("ModelResponse", "EmbeddingResponse"):
+                with contextlib.suppress(Exception):  # build the response models now
+                    getattr(module, name)()
             module.suppress_debug_info = True
             module.telemetry = False
             level = logging.getLevelName(os.environ.get("LITELLM_LOG", "ERROR").upper())

@@ -16,6 +16,7 @@ Messages never contain the API key: ``translate`` scrubs the secret it is given 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from giskard_nb.errors import LLMError
@@ -116,9 +117,13 @@ def translate(
             f"cannot reach the model provider{where}: {text}. Check api_base and your network",
             **kw,
         )
-    if status in (401, 403) or names & {"AuthenticationError", "PermissionDeniedError"}:
+    if (
+        status in (401, 403)
+        or names & {"AuthenticationError", "PermissionDeniedError"}
+        or _MISSING_KEY.search(text)
+    ):
         return LLMAuthError(
-            f"the provider refused the credentials{where} (HTTP {status}): {text}. Set the provider's "
+            f"missing or invalid credentials{where} (HTTP {status}): {text}. Set the provider's "
             "API key (for example OPENAI_API_KEY) or pass api_key= to the Generator",
             **kw,
         )
@@ -131,6 +136,13 @@ def translate(
     if (status is not None and status >= 500) or names & {"APIError", "InternalServerError"}:
         return LLMServerError(f"the provider failed{where} (HTTP {status}): {text}", **kw)
     return _LLMError(f"calling the model{where} failed: {type(exc).__name__}: {text}", **kw)
+
+
+_MISSING_KEY = re.compile(
+    r"missing credentials|api[_ ]?key (?:client option )?must be set|no api[_ ]?key|"
+    r"api[_ ]?key (?:is )?(?:missing|not (?:set|provided|found))",
+    re.IGNORECASE,
+)
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:

@@ -162,6 +162,13 @@ def test_translate_timeouts_and_connection_errors():
     assert isinstance(translate(outer), LLMConnectionError)
 
 
+def test_missing_credentials_are_an_auth_error_not_retried():
+    err = translate(
+        _HTTPError("OpenAIException - Missing credentials. Please pass an `api_key`", 500)
+    )
+    assert isinstance(err, LLMAuthError) and not err.retryable
+
+
 def test_translate_scrubs_the_api_key():
     err = translate(_HTTPError("bad key sk-abcdef123456 rejected", 401), secret="sk-abcdef123456")
     assert "sk-abcdef123456" not in str(err) and "***" in str(err)
