@@ -1,0 +1,21 @@
+"""LLM-judged checks. Importing this package registers their kinds; it does not import litellm."""
+
+from giskard_nb.checks.llm.base import BaseLLMCheck, LLMCheckResult
+from giskard_nb.checks.llm.conformity import Conformity
+from giskard_nb.checks.llm.grounding import Contradiction, Correctness, Groundedness
+from giskard_nb.checks.llm.judge import LLMJudge
+from giskard_nb.checks.llm.relevance import AnswerRelevance
+from giskard_nb.checks.llm.toxicity import TOXICITY_CATEGORIES, Toxicity
+
+__all__ = [
+    "TOXICITY_CATEGORIES",
+    "AnswerRelevance",
+    "BaseLLMCheck",
+    "Conformity",
+    "Contradiction",
+    "Correctness",
+    "Groundedness",
+    "LLMCheckResult",
+    "LLMJudge",
+    "Toxicity",
+]

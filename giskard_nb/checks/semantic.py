@@ -1,0 +1,116 @@
+"""SemanticSimilarity — kind ``semantic_similarity``: the answer means roughly the same as a reference text.
+
+::
+
+    SemanticSimilarity(reference_text="Paris is the capital of France.", threshold=0.8)
+
+The reference is ``reference_text=`` or the value at ``reference_text_key`` (default
+``trace.last.metadata.reference_text``); the answer is the value at ``target_key`` (also
+``answer_key``/``text_key``/``key``, default ``trace.last.outputs``). Both are embedded in one call and
+compared by cosine similarity: PASS when it is at least ``threshold``. ``details["similarity"]`` and the
+metric ``semantic_similarity`` carry the score; litellm models also report tokens and cost.
+
+``embedding_model``: an embedding model, a litellm model string (``"openai/text-embedding-3-small"``),
+``"offline"``, or None for the default (``set_default_embedding_model``; otherwise the offline WordLlama
+model, which needs no key and no network). The default threshold 0.8 suits the offline model (paraphrases
+score ~0.9+, unrelated text ~0); large provider models score higher overall, so raise it for them. Static
+embeddings miss negations and swapped facts ("open Monday" vs "open Friday"): use Correctness for facts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, SerializeAsAny, field_validator
+
+from giskard_nb.checks.base import no_value, target_key_field, value_or_key, wrong_type
+from giskard_nb.core.check import Check
+from giskard_nb.core.extraction import JSONPathStr, NoMatch
+from giskard_nb.core.interaction import Trace
+from giskard_nb.core.missing import MISSING, Value
+from giskard_nb.core.result import CheckResult, Metric
+from giskard_nb.core.usage import USAGE_METRICS, Usage
+from giskard_nb.errors import ConfigError, LLMError
+from giskard_nb.llm.embeddings import (
+    BaseEmbeddingModel,
+    EmbeddingModel,
+    OfflineEmbeddingModel,
+    cosine_similarity,
+)
+
+__all__ = ["SemanticSimilarity"]
+
+
+@Check.register("semantic_similarity")
+class SemanticSimilarity(Check):
+    """PASS when the cosine similarity of answer and reference embeddings is >= ``threshold``."""
+
+    reference_text: Value = MISSING
+    reference_text_key: JSONPathStr = "trace.last.metadata.reference_text"
+    target_key: JSONPathStr = target_key_field()
+    threshold: float = Field(default=0.8, ge=-1.0, le=1.0)
+    embedding_model: SerializeAsAny[BaseEmbeddingModel] | None = None
+
+    @field_validator("embedding_model", mode="before")
+    @classmethod
+    def _as_model(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            from giskard_nb.llm.settings import resolve_embedding_model
+
+            return resolve_embedding_model(value)
+        if isinstance(value, dict):
+            model = str(value.get("model", ""))
+            if model.startswith("wordllama/"):
+                return OfflineEmbeddingModel.model_validate(value)
+            return EmbeddingModel.model_validate(value)
+        return value
+
+    async def run(self, trace: Trace) -> CheckResult:
+        reference = value_or_key(trace, self.reference_text, self.reference_text_key)
+        if isinstance(reference, NoMatch) or reference in (None, ""):
+            return _with_usage(no_value("the reference text", self.reference_text_key))
+        actual = value_or_key(trace, MISSING, self.target_key)
+        if isinstance(actual, NoMatch) or actual in (None, ""):
+            return _with_usage(no_value("the answer", self.target_key))
+        for what, value in (("the answer", actual), ("the reference text", reference)):
+            if isinstance(value, list | tuple | set | dict):
+                return _with_usage(wrong_type(what, "a single text", value))
+        from giskard_nb.llm.settings import resolve_embedding_model
+
+        try:
+            model = resolve_embedding_model(self.embedding_model)
+            embedded = await model.embed_with_usage([str(actual), str(reference)])
+        except (LLMError, ConfigError) as exc:
+            return _with_usage(
+                CheckResult.error(
+                    f"embedding failed: {exc}", details={"error_type": type(exc).__name__}
+                ),
+                getattr(exc, "usage", None),
+            )
+        try:
+            similarity = cosine_similarity(*embedded.vectors)
+        except ValueError as exc:
+            return _with_usage(
+                CheckResult.error(f"cannot compare the texts: {exc}"), embedded.usage
+            )
+        details = {
+            "similarity": similarity,
+            "threshold": self.threshold,
+            "actual_answer": str(actual),
+            "reference_text": str(reference),
+            "embedding_model": model.name,
+        }
+        metrics = [Metric(name="semantic_similarity", value=similarity)]
+        verdict = f"similarity {similarity:.3f} {{}} threshold {self.threshold:g}"
+        if similarity >= self.threshold:
+            result = CheckResult.success(verdict.format(">="), details=details, metrics=metrics)
+        else:
+            result = CheckResult.failure(verdict.format("<"), details=details, metrics=metrics)
+        return _with_usage(result, embedded.usage)
+
+
+def _with_usage(result: CheckResult, usage: Usage | None = None) -> CheckResult:
+    usage = usage or Usage()
+    numbers = {name: getattr(usage, name) for name in USAGE_METRICS}
+    metrics = [*result.metrics, *(Metric(name=n, value=float(v)) for n, v in numbers.items())]
+    return result.model_copy(update={"metrics": metrics, "details": {**result.details, **numbers}})
