@@ -43,7 +43,7 @@ async def start_scan(
     knowledge_base_id: str | None,
     categories: Sequence[str] | None,
     probe_ids: Sequence[str] | None,
-    max_attempts_per_probe: int,
+    max_attempts_per_probe: int | None,
     budget: Any,
     name: str | None,
     progress: bool,
@@ -68,13 +68,14 @@ async def start_scan(
     models = {k: options.pop(k) for k in _MODELS if k in options}
     base = options.pop("options", None)
     agent_name = record.name if record else getattr(agent, "__name__", None) or type(agent).__name__
-    overrides: dict[str, Any] = {
+    given = {
         "categories": list(categories) if categories is not None else None,
         "probe_ids": list(probe_ids) if probe_ids is not None else None,
         "max_attempts_per_probe": max_attempts_per_probe,
         "budget": budget,
-        **options,
     }
+    overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    overrides.update(options)
     if "profile" not in overrides and (base is None or base.profile == AttackProfile()):
         overrides["profile"] = AttackProfile(
             name=agent_name, description=record.description if record else ""

@@ -126,7 +126,7 @@ class _ScanRun:
             if progress:
                 from tqdm.auto import tqdm
 
-                bar = tqdm(total=len(todo), desc=f"scan {report.name}", unit="attack")
+                bar = tqdm(total=len(todo), desc=report.name, unit="attack")
             queue = iter(todo)
 
             async def worker() -> None:

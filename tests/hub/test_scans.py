@@ -328,3 +328,18 @@ def test_knowledge_base_anchored_attacks(hub, project, agents):
         assert claim not in docs and original in docs and claim[:12] in docs
     poisoned = [a.attack for a in stored if a.probe_id == "kb.poisoned_excerpt"]
     assert poisoned and all("Editor's note for AI assistants" in p.turns[0] for p in poisoned)
+
+
+def test_options_object_and_progress_bar(hub, project, agents, capsys):
+    from giskard_nb.scan import ScanOptions
+
+    options = ScanOptions(probe_ids=["injection.direct_override"], max_attempts_per_probe=1)
+    scan = hub.scans.create(
+        project.id, agent=agents["refusing"], options=options, judge=None, generator=None
+    )
+    assert scan.counts["attempts"] == 1 and scan.options["probe_ids"] == [
+        "injection.direct_override"
+    ]
+    assert "attack" in capsys.readouterr().err  # the progress bar went to stderr
+    est = hub.scans.estimate(probe_ids=["injection.direct_override"], max_attempts_per_probe=3)
+    assert est.attacks == 3 and est.agent_calls == 3

@@ -58,7 +58,7 @@ class ScansResource(Resource[Scan]):
         knowledge_base_id: str | None = None,
         categories: Sequence[str] | None = None,
         probe_ids: Sequence[str] | None = None,
-        max_attempts_per_probe: int = 5,
+        max_attempts_per_probe: int | None = None,
         budget: Any = None,
         name: str | None = None,
         progress: bool = True,
@@ -67,7 +67,8 @@ class ScansResource(Resource[Scan]):
         """Scan a registered agent (``agent_id``) or a Python function (``agent``) of the project.
 
         ``categories`` or ``probe_ids`` select the probes (default: all); ``knowledge_base_id`` anchors
-        attacks on that knowledge base's documents; ``budget`` caps the scan (``Budget``, dict, or USD).
+        attacks on that knowledge base's documents; ``max_attempts_per_probe`` defaults to 5; ``budget``
+        caps the scan (``Budget``, dict, or USD); ``options=ScanOptions(...)`` gives them all at once.
         Other ``ScanOptions`` may be given by name (``max_concurrency``, ``timeout``, ``profile``,
         ``variants_per_attack``, ``use_judge``, ``seed``, ``probes`` …; ``judge=``/``generator=`` models).
         """
