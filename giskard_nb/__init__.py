@@ -95,6 +95,7 @@ _LAZY: dict[str, str] = {
     "Playground": "giskard_nb.widgets",
     "ResultsViewer": "giskard_nb.widgets",
     "ScenarioBuilder": "giskard_nb.widgets",
+    "ScanRunner": "giskard_nb.widgets",
     "to_dataframe": "giskard_nb.frames",
     # the local Hub: sqlalchemy loads on first use
     "AgentOutput": "giskard_nb.hub",
@@ -196,6 +197,7 @@ __all__ = [
     "ResultsViewer",
     "ReviewStatus",
     "ScanReport",
+    "ScanRunner",
     "Scenario",
     "ScenarioBuilder",
     "ScenarioResult",
