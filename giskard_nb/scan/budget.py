@@ -114,7 +114,8 @@ def model_prices(generator: Any) -> tuple[float, float] | None:
     try:
         from giskard_nb.llm._litellm import litellm
 
-        with warnings.catch_warnings():  # litellm's provider modules warn while pydantic builds them
+        # litellm's provider modules warn while pydantic builds their schemas
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             prompt, completion = litellm().cost_per_token(
                 model=model, prompt_tokens=1_000_000, completion_tokens=1_000_000
