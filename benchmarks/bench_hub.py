@@ -77,14 +77,14 @@ def bench_results(hub: Hub, template_id: str) -> None:
     t0 = time.perf_counter()
     for r in results[:10_000]:
         with hub._db.write() as conn:
-            results_api._save(conn, r)
+            results_api._save(conn, r, replace=False)
     one_by_one = time.perf_counter() - t0
     t0 = time.perf_counter()
     batch = 1_000
     for start in range(10_000, N_RESULTS, batch):
         with hub._db.write() as conn:
             for r in results[start : start + batch]:
-                results_api._save(conn, r)
+                results_api._save(conn, r, replace=False)
     batched = time.perf_counter() - t0
     total = one_by_one + batched
     print(

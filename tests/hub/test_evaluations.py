@@ -406,3 +406,12 @@ def test_delete_and_rename(mem_hub: Hub, setup) -> None:
     assert mem_hub.evaluations.summary(evaluation.id).missing == 1
     mem_hub.evaluations.delete(evaluation.id)
     assert mem_hub.evaluations.results.list(evaluation.id) == []
+
+
+async def test_sync_twins_work_inside_a_running_loop(hub: Hub, setup) -> None:
+    # A notebook cell has a running event loop: the sync twins run the work in a worker thread.
+    _, dataset = setup(hub)
+    evaluation = hub.evaluations.create_local(support_agent, dataset.id, progress=False)
+    assert evaluation.counts["pass"] == 2
+    again = hub.evaluations.rerun_errored(evaluation.id, agent=support_agent, progress=False)
+    assert again.counts == evaluation.counts

@@ -115,9 +115,10 @@ class ResultsResource(Resource[EvaluationResult]):
         return results_frame(list(self.iter_raw(evaluation_id)), level=level)
 
     def iter_raw(self, evaluation_id: str) -> Iterator[dict[str, Any]]:
-        """Each stored result as plain JSON data (no ``scenario_result``): fast, for frames/summaries."""
+        """Each stored result as plain JSON data (no ``scenario_result``, no ``updated_at``): fast, for
+        frames and summaries."""
         t = self.table
-        cols = [c for c in t.c if c.name not in ("scenario_result", "data", "failure_category")]
+        cols = [t.c.id, t.c.evaluation_id, t.c.test_case_id, t.c.status, t.c.created_at]
         query = (
             sa.select(t.c.data, *cols)
             .where(t.c.evaluation_id == evaluation_id)
