@@ -26,7 +26,7 @@ from giskard_nb.core.usage import Usage
 from giskard_nb.errors import AgentError, GiskardValidationError
 from giskard_nb.scan.agent import AgentReply, call_agent
 from giskard_nb.scan.attack import Attack
-from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack
+from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector
 from giskard_nb.scan.detectors.refusal import detect_refusal
 from giskard_nb.scan.grading import Severity
@@ -98,6 +98,11 @@ class _ScanRun:
         self.probes = {p.id: p for p in plan.probes}
         self.detectors = {p.id: p.active_detectors(with_judge=plan.judged) for p in plan.probes}
         self.tracker = BudgetTracker(options.budget)
+        priced = options.budget is not None and options.budget.max_cost_usd is not None
+        self.prices = {
+            "judge_prices": model_prices(judge) if priced and plan.judged else (0.0, 0.0),
+            "generator_prices": model_prices(generator) if priced and generator else (0.0, 0.0),
+        }
         self.report = ScanReport(
             name=name,
             probes=[
@@ -187,7 +192,10 @@ class _ScanRun:
         probe = self.probes[attack.probe_id]
         adaptive = self.options.max_turns if (attack.adaptive and self.generator is not None) else 0
         return estimate_attack(
-            attack, judged=self.plan.judged and probe.uses_judge, adaptive_turns=adaptive
+            attack,
+            judged=self.plan.judged and probe.uses_judge,
+            adaptive_turns=adaptive,
+            **self.prices,
         )
 
     async def _with_variants(self, attacks: list[Attack]) -> list[Attack]:

@@ -222,3 +222,15 @@ async def test_technique_specs_need_and_use_a_generator(server, shared_data):
     )
     assert len(report.attempts) == 2
     assert all(a.messages[0]["content"].startswith("part1 =") for a in report.attempts)
+
+
+async def test_cost_and_model_call_budgets_stop_before_overspending(server):
+    judge = server.generator()
+    kw = {"probe_ids": ["harm.direct_request"], "max_attempts_per_probe": 4, "generator": None}
+    broke = await run_scan(compliant, judge=judge, budget=1e-9, max_concurrency=1, **kw)
+    assert broke.status == "stopped" and "USD" in broke.stop_reason and not broke.attempts
+    one_call = await run_scan(
+        compliant, judge=judge, budget={"max_llm_calls": 1}, max_concurrency=1, **kw
+    )
+    assert one_call.status == "stopped" and len(one_call.attempts) == 1
+    assert one_call.usage.llm_calls == 1
