@@ -223,8 +223,9 @@ async def test_interrupted_then_resumed_loses_and_duplicates_nothing(hub: Hub, s
     assert sorted(r.test_case_id for r in results) == sorted(
         c.id for c in hub.test_cases.list(dataset.id)
     )
+    hub.test_cases.create(dataset.id, messages=[{"role": "user", "content": "added later"}])
     again = await hub.evaluations.aresume(evaluation_id, agent=lambda m: "x", progress=False)
-    assert len(again.results()) == 10  # nothing left to run, nothing duplicated
+    assert len(again.results()) == 10  # nothing left to run, nothing duplicated, no newcomer
 
 
 def test_rerun_errored_replaces_only_the_errors(mem_hub: Hub, setup) -> None:

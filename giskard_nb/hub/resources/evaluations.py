@@ -245,6 +245,8 @@ class EvaluationsResource(Resource[Evaluation]):
         cases = self._cases(evaluation) if cases is None else cases
         if only != "all":
             stored = {r["test_case_id"]: r["status"] for r in self.results.iter_raw(evaluation.id)}
+            # the test cases of the evaluation: those that existed when it was created
+            cases = [c for c in cases if c.created_at <= evaluation.created_at]
             if only == "missing":
                 cases = [c for c in cases if c.id not in stored]
             else:
