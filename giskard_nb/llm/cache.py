@@ -13,12 +13,16 @@ written (read-only disk, locked file) is skipped with a warning: it never fails 
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import logging
 import os
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +45,13 @@ CREATE TABLE IF NOT EXISTS responses (
     kind TEXT NOT NULL,
     model TEXT NOT NULL,
     value TEXT NOT NULL,
-    created REAL NOT NULL,
-    hits INTEGER NOT NULL DEFAULT 0
+    created REAL NOT NULL
 )
 """
+_MAX_OPEN = 4
+_lock = threading.RLock()
+_connections: dict[str, sqlite3.Connection] = {}
+_hits = {"count": 0}
 
 
 def cache_enabled() -> bool:
@@ -69,13 +76,34 @@ def cache_key(kind: str, payload: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _connect() -> sqlite3.Connection | None:
-    path = cache_path()
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+@contextmanager
+def _database() -> Iterator[sqlite3.Connection | None]:
+    """The open connection to the current cache file (None when unusable), held under a lock.
+
+    One connection per file, shared by threads and kept open (opening costs more than a lookup);
+    a file deleted meanwhile is recreated.
+    """
+    path = str(cache_path())
+    with _lock:
+        conn = _connections.get(path)
+        if conn is not None and not os.path.exists(path):
+            _connections.pop(path).close()
+            conn = None
+        if conn is None:
+            conn = _open(path)
+            if conn is None:
+                yield None
+                return
+            _connections[path] = conn
+            while len(_connections) > _MAX_OPEN:
+                _connections.pop(next(iter(_connections))).close()
+        yield conn
+
+
+def _open(path: str) -> sqlite3.Connection | None:
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version == SCHEMA_VERSION:
-        return conn
-    if version != 0:
+    if version not in (0, SCHEMA_VERSION):
         conn.close()
         log.warning(
             "the LLM cache %s has format version %s (this giskard-nb writes %s): not using it; "
@@ -86,24 +114,30 @@ def _connect() -> sqlite3.Connection | None:
         )
         return None
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(_DDL)
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    conn.execute("PRAGMA synchronous=NORMAL")  # a cache: durability of the last write is not vital
+    if version == 0:
+        conn.execute(_DDL)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
+
+
+@atexit.register
+def _close_all() -> None:
+    with _lock:
+        while _connections:
+            _connections.popitem()[1].close()
 
 
 def get(key: str) -> dict[str, Any] | None:
     """The stored value for ``key`` (None on a miss or when the cache is unusable)."""
     try:
-        conn = _connect()
-        if conn is None:
-            return None
-        try:
-            row = conn.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-            if row is None:
+        with _database() as conn:
+            if conn is None:
                 return None
-            conn.execute("UPDATE responses SET hits = hits + 1 WHERE key = ?", (key,))
-        finally:
-            conn.close()
+            row = conn.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        _hits["count"] += 1
         return json.loads(row[0])
     except (sqlite3.Error, OSError, ValueError) as exc:
         log.warning("LLM cache read failed (%s): calling the model instead", exc)
@@ -113,16 +147,15 @@ def get(key: str) -> dict[str, Any] | None:
 def put(key: str, *, kind: str, model: str, value: dict[str, Any]) -> None:
     """Store ``value`` under ``key`` (best effort)."""
     try:
-        conn = _connect()
-        if conn is None:
-            return
-        try:
+        text = json.dumps(value, ensure_ascii=False)
+        with _database() as conn:
+            if conn is None:
+                return
             conn.execute(
-                "INSERT OR REPLACE INTO responses (key, kind, model, value, created) VALUES (?, ?, ?, ?, ?)",
-                (key, kind, model, json.dumps(value, ensure_ascii=False), time.time()),
+                "INSERT OR REPLACE INTO responses (key, kind, model, value, created) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (key, kind, model, text, time.time()),
             )
-        finally:
-            conn.close()
     except (sqlite3.Error, OSError, TypeError, ValueError) as exc:
         log.warning("LLM cache write failed (%s): the reply is not cached", exc)
 
@@ -130,34 +163,34 @@ def put(key: str, *, kind: str, model: str, value: dict[str, Any]) -> None:
 def clear_cache() -> int:
     """Delete every cached reply; return how many there were."""
     try:
-        conn = _connect()
-        if conn is None:
-            return 0
-        try:
+        with _database() as conn:
+            if conn is None:
+                return 0
             return conn.execute("DELETE FROM responses").rowcount
-        finally:
-            conn.close()
     except sqlite3.Error as exc:
         log.warning("LLM cache clear failed (%s)", exc)
         return 0
 
 
 def cache_info() -> dict[str, Any]:
-    """Where the cache lives and what it holds: ``{"path", "entries", "hits", "by_kind"}``."""
-    info: dict[str, Any] = {"path": str(cache_path()), "entries": 0, "hits": 0, "by_kind": {}}
+    """Where the cache lives and what it holds: ``{"path", "entries", "by_kind", "hits"}``.
+
+    ``hits`` counts the replies this process took from the cache.
+    """
+    info: dict[str, Any] = {
+        "path": str(cache_path()),
+        "entries": 0,
+        "by_kind": {},
+        "hits": _hits["count"],
+    }
     try:
-        conn = _connect()
-        if conn is None:
-            return info
-        try:
-            for kind, count, hits in conn.execute(
-                "SELECT kind, COUNT(*), COALESCE(SUM(hits), 0) FROM responses GROUP BY kind"
-            ):
-                info["by_kind"][kind] = count
-                info["entries"] += count
-                info["hits"] += hits
-        finally:
-            conn.close()
+        with _database() as conn:
+            if conn is None:
+                return info
+            rows = conn.execute("SELECT kind, COUNT(*) FROM responses GROUP BY kind").fetchall()
+        for kind, count in rows:
+            info["by_kind"][kind] = count
+            info["entries"] += count
     except sqlite3.Error as exc:
         log.warning("LLM cache unreadable (%s)", exc)
     return info

@@ -35,7 +35,13 @@ from giskard_nb.core.usage import Usage
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.llm import cache as response_cache
 from giskard_nb.llm.errors import LLMBadRequestError, LLMError, LLMReplayMissError, LLMResponseError
-from giskard_nb.llm.parsing import ReplyParseError, parse_reply, repair_message, schema_instructions
+from giskard_nb.llm.parsing import (
+    ReplyParseError,
+    json_schema,
+    parse_reply,
+    repair_message,
+    schema_instructions,
+)
 from giskard_nb.llm.recording import active_recorder
 from giskard_nb.llm.usage import record_usage
 
@@ -226,7 +232,7 @@ class Generator(BaseModel):
                 "api_base": self.api_base,
                 "messages": msgs,
                 "params": without_secrets(sent),
-                "schema": output_type.model_json_schema() if output_type else None,
+                "schema": json_schema(output_type) if output_type else None,
             },
         )
         recorder = active_recorder()

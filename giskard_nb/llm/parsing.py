@@ -10,13 +10,20 @@ bool). It raises ``ReplyParseError`` with the reason, which the generator sends 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["ReplyParseError", "parse_reply", "repair_message", "schema_instructions"]
+__all__ = [
+    "ReplyParseError",
+    "json_schema",
+    "parse_reply",
+    "repair_message",
+    "schema_instructions",
+]
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js|python)?[ \t]*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
@@ -29,9 +36,16 @@ class ReplyParseError(ValueError):
     """The reply could not be read as the requested model; the message says why."""
 
 
+@functools.lru_cache(maxsize=256)
+def json_schema(output_type: type[BaseModel]) -> str:
+    """The JSON schema of a model, as canonical JSON text (computed once per class)."""
+    return json.dumps(output_type.model_json_schema(), ensure_ascii=False, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=256)
 def schema_instructions(output_type: type[BaseModel]) -> str:
     """The instruction appended to the system prompt when a structured reply is requested."""
-    schema = json.dumps(output_type.model_json_schema(), ensure_ascii=False)
+    schema = json_schema(output_type)
     return (
         "Reply with a single JSON object and nothing else (no prose, no code fence). "
         f"It must validate against this JSON schema:\n{schema}"

@@ -16,8 +16,10 @@ message. Block boundaries carry a random per-render marker, so a value cannot fo
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import random
 import re
 import threading
 from pathlib import Path
@@ -44,6 +46,8 @@ _folders: dict[str, Path] = {
     "giskard_nb.checks": _PACKAGE / "checks" / "llm" / "prompts",
     "giskard_nb.generators": _PACKAGE / "generators" / "prompts",
 }
+_BLOCK = re.compile(rf"\x00([0-9a-f]{{16}}):({'|'.join(ROLES)})\x00(.*?)\x00\1:end\x00", re.DOTALL)
+_random = random.Random(os.urandom(16))  # marker nonces: unpredictable, cheap
 _lock = threading.Lock()
 _env: dict[str, Any] = {}
 _compiled: dict[str, Any] = {}
@@ -83,6 +87,9 @@ def register_template_folder(namespace: str, path: str | Path) -> None:
         )
     with _lock:
         _folders[namespace.strip()] = folder
+        env = _env.get("env")
+        if env is not None and env.cache is not None:
+            env.cache.clear()  # a namespace may now point elsewhere
 
 
 def registered_template_folders() -> dict[str, Path]:
@@ -94,17 +101,18 @@ def render_messages(
     prompt: str | TemplateReference, inputs: dict[str, Any]
 ) -> list[dict[str, str]]:
     """Render ``prompt`` with ``inputs`` into chat messages (see the module docstring)."""
-    nonce = os.urandom(8).hex()
+    nonce = f"{_random.getrandbits(64):016x}"
     text = _render(prompt, inputs, nonce)
-    pattern = re.compile(rf"\x00{nonce}:({'|'.join(ROLES)})\x00(.*?)\x00{nonce}:end\x00", re.DOTALL)
     messages: list[dict[str, str]] = []
     outside: list[str] = []
     position = 0
-    for match in pattern.finditer(text):
+    for match in _BLOCK.finditer(text):
+        if match.group(1) != nonce:  # not one of this render's markers: ordinary text
+            continue
         outside.append(text[position : match.start()])
-        content = match.group(2).strip()
+        content = match.group(3).strip()
         if content:
-            messages.append({"role": match.group(1), "content": content})
+            messages.append({"role": match.group(2), "content": content})
         position = match.end()
     outside.append(text[position:])
     if messages and "".join(outside).strip():
@@ -130,6 +138,17 @@ def render_text(prompt: str | TemplateReference, inputs: dict[str, Any]) -> str:
 
 def template_variables(prompt: str | TemplateReference) -> set[str]:
     """The variables a template reads (``{{ trace.last.outputs }}`` reads ``trace``)."""
+    if isinstance(prompt, str):
+        return set(_inline_variables(prompt))
+    return _variables(prompt)
+
+
+@functools.lru_cache(maxsize=1024)
+def _inline_variables(prompt: str) -> frozenset[str]:
+    return frozenset(_variables(prompt))
+
+
+def _variables(prompt: str | TemplateReference) -> set[str]:
     import jinja2
     from jinja2 import meta
 
@@ -239,8 +258,10 @@ def _build_environment() -> Any:
             path = (folder / name).resolve()
             if not path.is_relative_to(folder.resolve()) or not path.is_file():
                 raise jinja2.TemplateNotFound(template)
-            mtime = path.stat().st_mtime
             source = path.read_text(encoding="utf-8")
+            if path.is_relative_to(_PACKAGE):  # built-in prompts do not change while running
+                return source, str(path), lambda: True
+            mtime = path.stat().st_mtime
             return source, str(path), lambda: path.is_file() and path.stat().st_mtime == mtime
 
     return ImmutableSandboxedEnvironment(
