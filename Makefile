@@ -27,7 +27,7 @@ format: $(STAMP)
 	$(PY) -m ruff format giskard_nb tests benchmarks
 
 test: lint
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env tests notebooks
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
