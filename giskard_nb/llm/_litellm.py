@@ -26,6 +26,7 @@ from typing import Any
 __all__ = ["call_guard", "litellm", "response_cost"]
 
 _lock = threading.Lock()
+_count_lock = threading.Lock()
 _module: Any = None
 _in_flight: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 _READONLY_WARNING = r".*using the `ReadOnly` qualifier\. Pydantic will not protect items"
@@ -65,12 +66,15 @@ async def call_guard():
     import asyncio
 
     loop = asyncio.get_running_loop()
-    _in_flight[loop] = _in_flight.get(loop, 0) + 1
+    with _count_lock:
+        _in_flight[loop] = _in_flight.get(loop, 0) + 1
     try:
         yield
     finally:
-        _in_flight[loop] -= 1
-        if _in_flight[loop] == 0:
+        with _count_lock:
+            _in_flight[loop] -= 1
+            idle = _in_flight[loop] == 0
+        if idle:
             await _settle()
 
 

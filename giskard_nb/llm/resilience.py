@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import threading
 import weakref
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -81,6 +82,7 @@ class RateLimiter:
         self._paused_until = max(self._paused_until, until)
 
 
+_limiters_lock = threading.Lock()
 _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, RateLimiter]] = (
     weakref.WeakKeyDictionary()
 )
@@ -89,11 +91,12 @@ _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Rate
 def limiter_for(key: tuple, max_concurrency: int, rpm: float | None) -> RateLimiter:
     """The limiter shared by calls with the same ``key`` and limits on the running loop."""
     loop = asyncio.get_running_loop()
-    per_loop = _limiters.setdefault(loop, {})
     full_key = (*key, max_concurrency, rpm)
-    limiter = per_loop.get(full_key)
-    if limiter is None:
-        limiter = per_loop[full_key] = RateLimiter(max_concurrency, rpm)
+    with _limiters_lock:  # loops of several threads (run_sync workers) may ask at once
+        per_loop = _limiters.setdefault(loop, {})
+        limiter = per_loop.get(full_key)
+        if limiter is None:
+            limiter = per_loop[full_key] = RateLimiter(max_concurrency, rpm)
     return limiter
 
 

@@ -281,6 +281,8 @@ async def test_an_output_type_without_passed_needs_handle_output(server):
     server.reply = {"text": "nice"}
     result = await run_check(OpinionCheck(), trace())
     assert result.errored and "override _handle_output" in result.message
+    assert result.metric("llm_calls") == 1  # the call was paid for: it is counted
+    assert result.details["raw_reply"] == '{"text": "nice"}'
 
 
 def test_llm_checks_round_trip_without_secrets():

@@ -1,4 +1,8 @@
-"""LLM-judged checks. Importing this package registers their kinds; it does not import litellm."""
+"""LLM-judged checks. Importing this package registers their kinds; it does not import litellm.
+
+Kinds: ``llm_judge`` (LLMJudge), ``groundedness``, ``contradiction``, ``correctness``, ``conformity``,
+``answer_relevance``, ``toxicity``. Custom judges subclass ``BaseLLMCheck`` (see ``base.py``).
+"""
 
 from giskard_nb.checks.llm.base import BaseLLMCheck, LLMCheckResult
 from giskard_nb.checks.llm.conformity import Conformity

@@ -160,10 +160,18 @@ class BaseLLMCheck(Check):
             usage = getattr(exc, "usage", None) or Usage()
             message = f"the judge {generator.model} failed: {exc}"
             return _with_usage(CheckResult.error(message, details=details), usage, generator.model)
-        result = await _maybe_await(self._handle_output(completion.parsed, inputs, trace))
-        if not isinstance(result, CheckResult):
-            raise TypeError(
-                f"{type(self).__name__}._handle_output returned {type(result).__name__}, not a CheckResult"
+        try:
+            result = await _maybe_await(self._handle_output(completion.parsed, inputs, trace))
+            if not isinstance(result, CheckResult):
+                raise TypeError(
+                    f"{type(self).__name__}._handle_output returned {type(result).__name__}, "
+                    "not a CheckResult"
+                )
+        except Exception as exc:  # the judge was paid for: keep its usage and reply in the ERROR
+            details = {"error_type": type(exc).__name__, "raw_reply": completion.raw_text}
+            message = f"reading the judge's reply failed: {type(exc).__name__}: {exc}"
+            return _with_usage(
+                CheckResult.error(message, details=details), completion.usage, generator.model
             )
         extra = {"judge_inputs": _plain_inputs(inputs), "cached": completion.cached}
         result = result.model_copy(update={"details": {**extra, **result.details}})
