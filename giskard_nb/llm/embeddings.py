@@ -131,7 +131,7 @@ class EmbeddingModel(BaseEmbeddingModel):
 
     @field_serializer("params")
     def _dump_params(self, value: dict[str, Any]) -> dict[str, Any]:
-        from giskard_nb.llm.generator import without_secrets
+        from giskard_nb.llm.completion import without_secrets
 
         return without_secrets(value)
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,6 +35,9 @@ from giskard_nb.testing.replies import (
     FakeReply,
     FakeRequest,
     as_reply,
+    chat_payload,
+    embedding_payload,
+    error_type,
     hashed_embedding,
     schema_stub,
 )
@@ -289,14 +291,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif reply.error is not None or reply.status >= 400:
             error = {
                 "message": reply.error or "error",
-                "type": _error_type(reply.status),
+                "type": error_type(reply.status),
                 "code": reply.status,
             }
             self._send(reply.status, {"error": error}, reply.headers)
         elif request.kind == "embedding":
-            self._send(200, _embedding_payload(request, self.server.fake.embed), reply.headers)
+            self._send(200, embedding_payload(request, self.server.fake.embed), reply.headers)
         else:
-            self._send(200, _chat_payload(request, reply.content or ""), reply.headers)
+            self._send(200, chat_payload(request, reply.content or ""), reply.headers)
 
     def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode("utf-8"), headers)
@@ -309,57 +311,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
-
-
-def _error_type(status: int) -> str:
-    return {
-        400: "invalid_request_error",
-        401: "authentication_error",
-        403: "permission_error",
-        404: "not_found_error",
-        429: "rate_limit_error",
-    }.get(status, "server_error")
-
-
-def _tokens(text: str) -> int:
-    return max(1, len(text) // 4)
-
-
-def _chat_payload(request: FakeRequest, content: str) -> dict[str, Any]:
-    prompt_tokens = _tokens(request.prompt)
-    completion_tokens = _tokens(content)
-    return {
-        "id": f"chatcmpl-fake-{time.monotonic_ns()}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": request.model or "fake",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    }
-
-
-def _embedding_payload(request: FakeRequest, embed: Callable[[str], list[float]]) -> dict[str, Any]:
-    texts = request.inputs
-    tokens = sum(_tokens(t) for t in texts)
-    return {
-        "object": "list",
-        "data": [
-            {"object": "embedding", "index": i, "embedding": [float(x) for x in embed(t)]}
-            for i, t in enumerate(texts)
-        ],
-        "model": request.model or "fake",
-        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-    }
 
 
 def _close(sock: Any) -> None:

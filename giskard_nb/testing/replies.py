@@ -11,6 +11,8 @@ import hashlib
 import json
 import math
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,3 +196,57 @@ def hashed_embedding(text: str, dim: int = 64) -> list[float]:
         vector[0] = 1.0
         return vector
     return [x / norm for x in vector]
+
+
+# -- OpenAI-shaped response bodies -----------------------------------------------------------------
+
+
+def error_type(status: int) -> str:
+    return {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        429: "rate_limit_error",
+    }.get(status, "server_error")
+
+
+def fake_tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def chat_payload(request: FakeRequest, content: str) -> dict[str, Any]:
+    prompt_tokens = fake_tokens(request.prompt)
+    completion_tokens = fake_tokens(content)
+    return {
+        "id": f"chatcmpl-fake-{time.monotonic_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.model or "fake",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def embedding_payload(request: FakeRequest, embed: Callable[[str], list[float]]) -> dict[str, Any]:
+    texts = request.inputs
+    tokens = sum(fake_tokens(t) for t in texts)
+    return {
+        "object": "list",
+        "data": [
+            {"object": "embedding", "index": i, "embedding": [float(x) for x in embed(t)]}
+            for i, t in enumerate(texts)
+        ],
+        "model": request.model or "fake",
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
