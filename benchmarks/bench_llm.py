@@ -71,8 +71,9 @@ def _run() -> None:
         set_default_generator(gen)
         try:
             ideal = N_CHECKS / CONCURRENCY * LATENCY
+            suite = _suite(N_CHECKS)
             t0, cpu0 = time.perf_counter(), time.process_time()
-            first = _suite(N_CHECKS).run_sync(max_concurrency=CONCURRENCY)
+            first = suite.run_sync(max_concurrency=CONCURRENCY)
             cold, cpu = time.perf_counter() - t0, time.process_time() - cpu0
             requests_cold = len(server.chat_requests)
             print(
@@ -84,8 +85,9 @@ def _run() -> None:
                 f"${first.usage.cost_usd:.4f}"
             )
             server.reset()
+            suite = _suite(N_CHECKS)
             t0 = time.perf_counter()
-            second = _suite(N_CHECKS).run_sync(max_concurrency=CONCURRENCY)
+            second = suite.run_sync(max_concurrency=CONCURRENCY)
             warm = time.perf_counter() - t0
             print(
                 f"(b) same run from the cache: {warm:.2f} s, {len(server.chat_requests)} server "

@@ -11,11 +11,13 @@ One call = record/replay lookup -> response cache lookup -> (rate limiter -> lit
 parsing with one repair request -> cache and recording write. Every error is one of ``giskard_nb.llm.errors``
 (subclasses of ``LLMError``). ``api_key`` is a secret: it is never shown in ``repr`` and never dumped (a
 reloaded Generator reads the provider's usual environment variable, e.g. ``OPENAI_API_KEY``); parameters
-whose name looks secret (``*key*``, ``*token*``, ``*secret*``, ``authorization``) are left out of dumps too.
+and headers whose name looks secret (``api_key``, ``x-api-key``, ``*_token``, ``*_secret*``, ``authorization``:
+see ``completion.SECRET_NAME``) are masked in ``repr`` and left out of dumps, cache keys and recordings.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from typing import Any
@@ -313,7 +315,7 @@ class Generator(BaseModel):
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if output_type is not None and self.native_structured_output:
-            kwargs["response_format"] = output_type
+            kwargs["response_format"] = _response_format(output_type)
 
         async def once() -> Any:
             try:
@@ -351,6 +353,17 @@ class Generator(BaseModel):
             llm_calls=1,
         )
         return text, usage, cost is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _response_format(output_type: type[BaseModel]) -> Any:
+    """litellm's strict ``json_schema`` response_format for a model, converted once per class."""
+    try:
+        from litellm.utils import type_to_response_format_param
+
+        return type_to_response_format_param(output_type) or output_type
+    except Exception:  # let litellm convert it on each call instead
+        return output_type
 
 
 def _with_instructions(msgs: list[dict[str, Any]], instructions: str) -> list[dict[str, Any]]:
