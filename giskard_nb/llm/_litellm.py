@@ -91,7 +91,8 @@ async def _settle() -> None:
         if drain is not None:
             await drain(timeout=5.0)
         worker = getattr(logging_worker, "GLOBAL_LOGGING_WORKER", None)
-        if worker is not None:
+        mine = getattr(worker, "_bound_loop", None) in (None, asyncio.get_running_loop())
+        if worker is not None and mine:  # never stop a worker serving another thread's loop
             await asyncio.wait_for(worker.flush(), 5.0)
             await worker.stop()
     except Exception:  # a litellm refactor must not break calls
