@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
+from pydantic_core import from_json
 
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
@@ -128,7 +128,7 @@ class ResultsResource(Resource[EvaluationResult]):
         with self._db.read() as conn:
             rows = conn.execute(query).all()
         for row in rows:
-            data = json.loads(row[0])
+            data = from_json(row[0])
             data.update(zip(names, row[1:], strict=True))
             yield data
 
