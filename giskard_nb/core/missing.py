@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import WrapSerializer
+from pydantic import BaseModel, WrapSerializer
 
 try:  # pydantic >= 2.14
     from pydantic import MISSING
@@ -25,7 +25,13 @@ def callable_name(value: Any) -> str:
 
 
 def _serialize_value(value: Any, handler: Any, info: Any) -> Any:
-    if info.mode == "json" and callable(value) and not isinstance(value, type):
+    if (
+        info.mode == "json"
+        and callable(value)
+        and not isinstance(
+            value, type | BaseModel
+        )  # a registered model with __call__ dumps as data
+    ):
         raise SerializationError(
             f"cannot serialize the callable {callable_name(value)!r} to JSON: Python functions are "
             "not data. Use static values, bind the function at run time (Scenario.with_target, "

@@ -27,6 +27,10 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     return _run_in_thread(coro)
 
 
+async def _await(task: Any) -> Any:
+    return await task
+
+
 def _run_in_thread(coro: Coroutine[Any, Any, T]) -> T:
     box: dict[str, Any] = {}
     ready = threading.Event()
@@ -35,20 +39,18 @@ def _run_in_thread(coro: Coroutine[Any, Any, T]) -> T:
     def worker() -> None:
         import asyncio
 
-        loop = asyncio.new_event_loop()
-        try:
-            task = loop.create_task(coro)
-            box["loop"], box["task"] = loop, task
-            ready.set()
-            box["result"] = loop.run_until_complete(task)
-        except BaseException as exc:
-            box["error"] = exc
-        finally:
-            ready.set()
+        # asyncio.Runner cancels leftover tasks and shuts down async generators like asyncio.run does.
+        with asyncio.Runner() as runner:
+            loop = runner.get_loop()
             try:
-                loop.run_until_complete(loop.shutdown_asyncgens())
+                task = loop.create_task(coro)
+                box["loop"], box["task"] = loop, task
+                ready.set()
+                box["result"] = runner.run(_await(task))
+            except BaseException as exc:
+                box["error"] = exc
             finally:
-                loop.close()
+                ready.set()
 
     thread = threading.Thread(
         target=ctx.run, args=(worker,), name="giskard-nb-run-sync", daemon=True

@@ -230,3 +230,15 @@ def test_tags_are_validated():
     with pytest.raises(ValueError, match="non-empty"):
         Scenario("s", tags=[""])
     assert Scenario("s").with_tags("topic:billing", "smoke").tags == ["topic:billing", "smoke"]
+
+
+def test_run_sync_inside_a_loop_cancels_leftover_tasks_cleanly(recwarn):
+    async def agent(inputs):
+        asyncio.get_running_loop().create_task(asyncio.sleep(10))  # a library's background task
+        return inputs
+
+    async def inside_loop():
+        return Scenario("s", target=agent).interact("a").run_sync()
+
+    assert asyncio.run(inside_loop()).passed
+    assert not [w for w in recwarn if "destroyed but it is pending" in str(w.message)]

@@ -118,3 +118,19 @@ def test_missing_values_are_omitted_from_dumps():
 def test_misconfigured_checks_fail_at_construction(cls, kwargs, message):
     with pytest.raises(ValidationError, match=message):
         cls(**kwargs)
+
+
+def test_registered_models_with_call_dump_as_data():
+    from giskard_nb import InputGenerator
+
+    @InputGenerator.register("test_serialization_callable_generator")
+    class Gen(InputGenerator):
+        prefix: str = "p"
+
+        async def __call__(self, trace, input_type=None):
+            yield self.prefix
+
+    scenario = Scenario("s").interact(Gen(prefix="hi"), "out")
+    restored = Scenario.model_validate_json(scenario.model_dump_json())
+    assert isinstance(restored.steps[0].interacts[0].inputs, Gen)
+    assert restored.run_sync().final_trace.last.inputs == "hi"
