@@ -72,9 +72,9 @@ class CheckResult(BaseModel):
         return cls._make(CheckStatus.SKIP, message, details, metrics)
 
     def with_details(self, details: dict[str, Any]) -> CheckResult:
-        """A copy with ``details`` merged under this result's own details."""
+        """A copy with ``details`` merged over this result's own details (``details`` wins)."""
         return _construct(
-            type(self), self.status, self.message, self.metrics, {**details, **self.details}
+            type(self), self.status, self.message, self.metrics, {**self.details, **details}
         )
 
     @property

@@ -150,3 +150,16 @@ def test_metadata_errors(trace_of):
 def test_equals_on_missing_keys_is_error_not_fail_even_inside_not(trace_of):
     result = Equals(expected_value=1, key="trace.last.outputs.x").run(trace_of({}))
     assert result.errored
+
+
+async def test_wrappers_report_their_own_name_and_kind():
+    r = await (
+        Scenario("s")
+        .interact("q", "Paris")
+        .check(Not(check=StringMatching(keyword="Rome", name="inner"), name="outer"))
+        .check(AllOf(checks=[StringMatching(keyword="Paris", name="inner2")]))
+        .run()
+    )
+    outer, group = r.steps[0].results
+    assert (outer.check_name, outer.details["check_kind"]) == ("outer", "not")
+    assert (group.check_name, group.details["check_kind"]) == ("all_of", "all_of")
