@@ -72,10 +72,8 @@ LLM_CHECKS: dict[str, list[dict[str, Any]]] = {
 
 def judge_configured() -> bool:
     """Whether a judge model is configured (``GISKARD_NB_MODEL`` or ``set_default_generator``)."""
-    try:
-        from giskard_nb.llm import get_default_generator
-    except ImportError:
-        return False
+    from giskard_nb.llm import get_default_generator
+
     return get_default_generator(required=False) is not None
 
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import ConfigError, LLMError
 
-__all__ = ["ask", "configured_generator", "render", "require_generator", "usage_of"]
+__all__ = ["ask", "configured_generator", "render", "require_generator"]
 
 M = TypeVar("M", bound=BaseModel)
 PROMPTS = Path(__file__).with_name("prompts")
@@ -29,10 +29,8 @@ _HOW = (
 
 def configured_generator() -> Any:
     """The default generator model, or ``None`` when none is configured."""
-    try:
-        from giskard_nb.llm import get_default_generator
-    except ImportError:
-        return None
+    from giskard_nb.llm import get_default_generator
+
     return get_default_generator(required=False)
 
 
@@ -67,34 +65,17 @@ async def ask(generator: Any, prompt: str, output_type: type[M]) -> tuple[M, Usa
     completion = await generator.complete(
         [{"role": "user", "content": prompt}], output_type=output_type
     )
-    parsed = getattr(completion, "parsed", None)
+    parsed = completion.parsed
     try:
         if isinstance(parsed, output_type):
             value = parsed
         elif parsed is not None:
             value = output_type.model_validate(parsed)
         else:
-            value = output_type.model_validate_json(getattr(completion, "text", "") or "")
+            value = output_type.model_validate_json(completion.text or "")
     except ValidationError as exc:
         raise LLMError(
             f"the generator's answer does not match {output_type.__name__}: "
             f"{exc.errors(include_url=False)[0]['msg']}"
         ) from None
-    return value, usage_of(completion)
-
-
-def usage_of(completion: Any) -> Usage:
-    """The ``Usage`` of one completion (one call when the model reports none)."""
-    usage = getattr(completion, "usage", None)
-    if isinstance(usage, Usage):
-        return usage
-    if usage is None:
-        return Usage(llm_calls=1)
-    get = usage.get if isinstance(usage, dict) else lambda k, d=0: getattr(usage, k, d)
-    return Usage(
-        prompt_tokens=int(get("prompt_tokens", 0) or 0),
-        completion_tokens=int(get("completion_tokens", 0) or 0),
-        total_tokens=int(get("total_tokens", 0) or 0),
-        cost_usd=float(get("cost_usd", 0.0) or 0.0),
-        llm_calls=int(get("llm_calls", 1) or 1),
-    )
+    return value, completion.usage

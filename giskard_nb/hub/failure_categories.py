@@ -238,34 +238,11 @@ class FailureClassifier:
             category=by_id[identifier],
             source="llm",
             reason=verdict.reason[:1000],
-            usage=_usage(completion),
+            usage=completion.usage,
         )
 
 
 def _default_generator(required: bool) -> Any:
-    try:
-        from giskard_nb.llm import get_default_generator
-    except ImportError:
-        if required:
-            raise ConfigError(
-                "the LLM failure classifier needs giskard_nb.llm, which is not available in this "
-                "installation: use classifier='rules'"
-            ) from None
-        return None
+    from giskard_nb.llm import get_default_generator
+
     return get_default_generator(required=required)
-
-
-def _usage(completion: Any) -> Usage:
-    usage = getattr(completion, "usage", None)
-    if isinstance(usage, Usage):
-        return usage
-    if usage is None:
-        return Usage(llm_calls=1)
-    get = usage.get if isinstance(usage, dict) else lambda k, d=0: getattr(usage, k, d)
-    return Usage(
-        prompt_tokens=int(get("prompt_tokens", 0) or 0),
-        completion_tokens=int(get("completion_tokens", 0) or 0),
-        total_tokens=int(get("total_tokens", 0) or 0),
-        cost_usd=float(get("cost_usd", 0.0) or 0.0),
-        llm_calls=int(get("llm_calls", 1) or 1),
-    )

@@ -86,15 +86,10 @@ def _bucket(feature: str, dimensions: int) -> tuple[int, float]:
 
 
 def default_embedding_model() -> Any:
-    """The configured embedding model (``giskard_nb.llm.get_default_embedding_model()``).
+    """The configured embedding model (``giskard_nb.llm.get_default_embedding_model()``); a configured
+    model that fails to load raises its own error."""
+    from giskard_nb.llm import get_default_embedding_model
 
-    Falls back to ``HashingEmbedder`` only when this installation has no ``giskard_nb.llm`` embedding
-    support at all; a configured model that fails to load raises its own error.
-    """
-    try:
-        from giskard_nb.llm import get_default_embedding_model
-    except ImportError:
-        return HashingEmbedder()
     return get_default_embedding_model()
 
 

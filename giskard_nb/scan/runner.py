@@ -41,10 +41,8 @@ OnAttempt = Callable[[Attempt], Any]
 
 def default_model() -> Any:
     """The configured default generator (``giskard_nb.llm``), or None when no model is configured."""
-    try:
-        from giskard_nb.llm import get_default_generator
-    except ImportError:  # pragma: no cover - the LLM layer ships with the package
-        return None
+    from giskard_nb.llm import get_default_generator
+
     return get_default_generator(required=False)
 
 
