@@ -28,6 +28,7 @@ from giskard_nb.scan.grading import (
 __all__ = [
     "SCHEMA_VERSION",
     "Attempt",
+    "AttemptFields",
     "CategorySummary",
     "ProbeSummary",
     "ScanReport",
@@ -42,13 +43,17 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class Attempt(BaseModel):
-    """One attack run against the agent: the conversation, the verdict, and the reviewer's say."""
-
-    model_config = ConfigDict(defer_build=True, frozen=True)
+class _Identified(BaseModel):
+    """The format version and id an engine ``Attempt`` starts its dumps with."""
 
     schema_version: int = SCHEMA_VERSION
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+
+
+class AttemptFields(BaseModel):
+    """What an attempt is (the attack, the conversation, the verdict, the review, the cost): the fields
+    shared by the engine's ``Attempt`` and the Hub's stored ``ScanAttempt``."""
+
     attack: Attack
     probe_name: str = ""
     messages: list[dict[str, Any]] = Field(default_factory=list)
@@ -68,7 +73,6 @@ class Attempt(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     agent_calls: int = 0
     duration_ms: float = 0.0
-    created_at: datetime = Field(default_factory=_now)
 
     @field_validator("severity", mode="before")
     @classmethod
@@ -87,6 +91,14 @@ class Attempt(BaseModel):
     @property
     def category(self) -> str:
         return self.attack.category
+
+
+class Attempt(AttemptFields, _Identified):
+    """One attack run against the agent: the conversation, the verdict, and the reviewer's say."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True)
+
+    created_at: datetime = Field(default_factory=_now)
 
     @property
     def input_messages(self) -> list[dict[str, Any]]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from giskard_nb.core.usage import Usage
 from giskard_nb.hub.models.base import HubModel, HubRecord
-from giskard_nb.scan.attack import Attack
-from giskard_nb.scan.grading import Grade, ReviewStatus, Severity
+from giskard_nb.scan.grading import Grade, Severity
+from giskard_nb.scan.result import AttemptFields
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -142,50 +142,17 @@ class ScanProbe(HubRecord):
         return f"<ScanProbe {self.probe_id} {state} id={self.id}>"
 
 
-class ScanAttempt(HubRecord):
-    """One attack against the agent, as stored: the engine's ``Attempt`` fields plus its scan and probe."""
+class _ScanAttemptKeys(HubRecord):
+    """Where a stored attempt belongs (first in its dumps, after the record's own fields)."""
 
     scan_id: str
     scan_probe_id: str
     project_id: str
     attack_id: str
-    attack: Attack
-    probe_name: str = ""
-    messages: list[dict[str, Any]] = Field(default_factory=list)
-    output: str = ""
-    output_metadata: dict[str, Any] = Field(default_factory=dict)
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
-    successful: bool = False
-    severity: Severity = Severity.SAFE
-    reason: str = ""
-    detector: str | None = None
-    detector_config: dict[str, Any] | None = None
-    forbidden_patterns: list[str] = Field(default_factory=list)
-    evidence: str | None = None
-    review_status: ReviewStatus = ReviewStatus.PENDING
-    error: str | None = None
-    error_phase: Literal["agent", "detector", "generator"] | None = None
-    usage: Usage = Field(default_factory=Usage)
-    agent_calls: int = 0
-    duration_ms: float = 0.0
 
-    @field_validator("severity", mode="before")
-    @classmethod
-    def _severity(cls, value: Any) -> Severity:
-        return Severity.parse(value)
 
-    @field_validator("review_status", mode="before")
-    @classmethod
-    def _review(cls, value: Any) -> ReviewStatus:
-        return ReviewStatus.parse(value)
-
-    @property
-    def probe_id(self) -> str:
-        return self.attack.probe_id
-
-    @property
-    def category(self) -> str:
-        return self.attack.category
+class ScanAttempt(AttemptFields, _ScanAttemptKeys):
+    """One attack against the agent, as stored: the engine's ``Attempt`` fields plus its scan and probe."""
 
     def to_attempt(self) -> Attempt:
         """The engine's ``Attempt`` (same id) — for reports and regression checks."""
