@@ -24,10 +24,12 @@ from giskard_nb.generation import (
     generate_from_persona,
 )
 from giskard_nb.generation.prompting import require_generator
-from giskard_nb.hub.models.base import build
+from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
 
 __all__ = ["generate_document_based", "generate_scenario_based", "persona_cases"]
+
+_ADVICE = "generate from resources of the same project"
 
 
 async def persona_cases(
@@ -64,7 +66,8 @@ async def generate_scenario_based(
     generator: Any = None,
 ) -> Dataset:
     scenario = hub.projects.scenarios.retrieve(scenario_id)
-    _same_project(project_id, ("scenario", scenario), ("agent", hub.agents.retrieve(agent_id)))
+    agent = hub.agents.retrieve(agent_id)
+    require_same_project(project_id, ("scenario", scenario), ("agent", agent), advice=_ADVICE)
     model = require_generator("hub.datasets.generate_scenario_based", generator)
     dataset, existing = _target(
         hub, project_id, dataset_id, dataset_name or f"{scenario.name} (generated)"
@@ -91,7 +94,7 @@ async def generate_document_based(
 ) -> Dataset:
     kb = hub.knowledge_bases.retrieve(knowledge_base_id)
     agent = hub.agents.retrieve(agent_id)
-    _same_project(project_id, ("knowledge base", kb), ("agent", agent))
+    require_same_project(project_id, ("knowledge base", kb), ("agent", agent), advice=_ADVICE)
     model = require_generator("hub.datasets.generate_document_based", generator)
     topics = {t.id: t for t in hub.knowledge_bases.list_topics(kb.id)}
     unknown = sorted(set(topic_ids or ()) - set(topics))
@@ -123,15 +126,6 @@ async def generate_document_based(
     return _store(hub, dataset, dataset_id is None, result)
 
 
-def _same_project(project_id: str, *records: tuple[str, Any]) -> None:
-    for what, record in records:
-        if record.project_id != project_id:
-            raise GiskardValidationError(
-                f"the {what} {record.name!r} belongs to project {record.project_id}, not to "
-                f"{project_id}: generate from resources of the same project"
-            )
-
-
 def _target(
     hub: Any, project_id: str, dataset_id: str | None, name: str, description: str = ""
 ) -> tuple[Dataset, list[str]]:
@@ -140,7 +134,7 @@ def _target(
         data = {"project_id": project_id, "name": name[:200], "description": description}
         return build(Dataset, data, "dataset"), []
     dataset = hub.datasets.retrieve(dataset_id)
-    _same_project(project_id, ("dataset", dataset))
+    require_same_project(project_id, ("dataset", dataset), advice=_ADVICE)
     cases = hub.test_cases.list(dataset.id)
     return dataset, ["\n".join(f"{m.role}: {m.content}" for m in c.messages) for c in cases]
 

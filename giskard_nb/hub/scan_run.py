@@ -12,7 +12,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.hub.models.base import utcnow
+from giskard_nb.hub.models.base import require_same_project, utcnow
 from giskard_nb.hub.models.scan import Scan, ScanAttempt, ScanProbe
 from giskard_nb.scan.attack import AttackProfile
 from giskard_nb.scan.plan import ScanOptions, plan_scan, resolve_options
@@ -57,10 +57,7 @@ async def start_scan(
     record = None
     if agent_id is not None:
         record = hub.agents.retrieve(agent_id)
-        if record.project_id != project_id:
-            raise GiskardValidationError(
-                f"the agent {record.name!r} belongs to project {record.project_id}, not to {project_id}"
-            )
+        require_same_project(project_id, ("agent", record))
     elif not callable(agent):
         raise GiskardValidationError(
             f"agent= must be a function taking the list of chat messages, got {type(agent).__name__}"

@@ -10,7 +10,15 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from giskard_nb.errors import GiskardValidationError
 
-__all__ = ["SCHEMA_VERSION", "HubModel", "HubRecord", "build", "new_id", "utcnow"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "HubModel",
+    "HubRecord",
+    "build",
+    "new_id",
+    "require_same_project",
+    "utcnow",
+]
 
 #: The version of the stored format. Every record carries the version it was written with.
 SCHEMA_VERSION = 1
@@ -72,6 +80,17 @@ def build(model: type[BaseModel], data: dict[str, Any], what: str | None = None)
         raise GiskardValidationError(
             f"invalid {what or model.__name__}: {format_validation_error(exc)}"
         ) from None
+
+
+def require_same_project(project_id: str, *records: tuple[str, Any], advice: str = "") -> None:
+    """``GiskardValidationError`` unless every ``(what, record)`` belongs to ``project_id``; ``advice``
+    ends the message."""
+    for what, record in records:
+        if record.project_id != project_id:
+            raise GiskardValidationError(
+                f"the {what} {record.name!r} belongs to project {record.project_id}, not to "
+                f"{project_id}" + (f": {advice}" if advice else "")
+            )
 
 
 def format_validation_error(exc: ValidationError, prefix: str = "") -> str:

@@ -18,7 +18,7 @@ from giskard_nb.core.sync import run_sync
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.comparison import EvaluationComparison, compare_rows
-from giskard_nb.hub.models.base import build, utcnow
+from giskard_nb.hub.models.base import build, require_same_project, utcnow
 from giskard_nb.hub.models.dataset import HubTestCase
 from giskard_nb.hub.models.evaluation import Evaluation
 from giskard_nb.hub.resources.base import Resource
@@ -63,12 +63,12 @@ class EvaluationsResource(Resource[Evaluation]):
         failures are categorized ("auto": the LLM judge if one is configured, else the rule)."""
         agent = self._hub.agents.retrieve(agent_id)
         dataset = self._hub.datasets.retrieve(dataset_id)
-        for what, record in (("agent", agent), ("dataset", dataset)):
-            if record.project_id != project_id:
-                raise GiskardValidationError(
-                    f"the {what} {record.name!r} belongs to project {record.project_id}, not to "
-                    f"{project_id}: evaluate agents and datasets of the same project"
-                )
+        require_same_project(
+            project_id,
+            ("agent", agent),
+            ("dataset", dataset),
+            advice="evaluate agents and datasets of the same project",
+        )
         evaluation, cases = self._new(
             dataset.project_id,
             dataset.id,

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from giskard_nb.core.sync import run_sync
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema_scans
-from giskard_nb.hub.models.base import utcnow
+from giskard_nb.hub.models.base import require_same_project, utcnow
 from giskard_nb.hub.models.dataset import Dataset
 from giskard_nb.hub.models.scan import AvailableProbe, Scan
 from giskard_nb.hub.resources.base import Resource
@@ -192,10 +192,8 @@ class ScansResource(Resource[Scan]):
     ) -> list[str]:
         """The texts of a knowledge base's documents (what KB-anchored probes attack)."""
         kb = self._hub.knowledge_bases.retrieve(knowledge_base_id)
-        if project_id is not None and kb.project_id != project_id:
-            raise GiskardValidationError(
-                f"the knowledge base {kb.name!r} belongs to project {kb.project_id}, not to {project_id}"
-            )
+        if project_id is not None:
+            require_same_project(project_id, ("knowledge base", kb))
         return [
             d.content
             for d in self._hub.knowledge_bases.list_documents(knowledge_base_id, limit=limit)

@@ -22,7 +22,7 @@ from giskard_nb.core.missing import MISSING
 from giskard_nb.core.sync import run_sync
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema_more
-from giskard_nb.hub.models.base import build
+from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.workflow import ExecutionStatus, ScheduledEvaluation
 from giskard_nb.hub.resources.base import Resource
 from giskard_nb.schedule import EmailNotifier, RunReport, SystemClock, report_changes
@@ -81,12 +81,12 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         every day, every ``day_of_week`` (weekly) or on ``day_of_month`` (monthly)."""
         agent = self._hub.agents.retrieve(agent_id)
         dataset = self._hub.datasets.retrieve(dataset_id)
-        for what, record in (("agent", agent), ("dataset", dataset)):
-            if record.project_id != project_id:
-                raise GiskardValidationError(
-                    f"the {what} {record.name!r} belongs to project {record.project_id}, not to "
-                    f"{project_id}: schedule agents and datasets of the same project"
-                )
+        require_same_project(
+            project_id,
+            ("agent", agent),
+            ("dataset", dataset),
+            advice="schedule agents and datasets of the same project",
+        )
         timing = build(
             Schedule,
             {
