@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from giskard_nb.errors import GiskardValidationError
 
-__all__ = ["DAYS", "Frequency", "Schedule", "as_utc"]
+__all__ = ["DAYS", "Frequency", "Schedule", "ScheduleFields", "as_utc"]
 
 Frequency = Literal["daily", "weekly", "monthly"]
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -35,11 +35,9 @@ def as_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-class Schedule(BaseModel):
-    """A recurrence: ``frequency`` at ``time`` (``"HH:MM"``) in ``timezone``, on ``day_of_week`` (weekly)
-    or ``day_of_month`` (monthly)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class ScheduleFields(BaseModel):
+    """The fields of a recurrence, as ``Schedule`` validates them and a stored schedule (the Hub's
+    ``ScheduledEvaluation``) carries them."""
 
     frequency: Frequency
     time: str = "09:00"
@@ -47,6 +45,13 @@ class Schedule(BaseModel):
     day_of_month: int | None = None
     timezone: str = "UTC"
     paused: bool = False
+
+
+class Schedule(ScheduleFields):
+    """A recurrence: ``frequency`` at ``time`` (``"HH:MM"``) in ``timezone``, on ``day_of_week`` (weekly)
+    or ``day_of_month`` (monthly)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     @field_validator("time", mode="before")
     @classmethod

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub.models.agent import ChatMessage
 from giskard_nb.hub.models.base import HubModel, HubRecord
-from giskard_nb.schedule.timing import Frequency, Schedule
+from giskard_nb.schedule.timing import Schedule, ScheduleFields
 
 __all__ = [
     "ExecutionStatus",
@@ -56,20 +56,19 @@ class ExecutionStatus(HubModel):
     notification: str | None = None
 
 
-class ScheduledEvaluation(HubRecord):
-    """A recurring evaluation of an agent on a dataset (see ``giskard_nb.schedule.Schedule`` for the
-    timing rules). ``notify`` lists e-mail recipients (default: ``GISKARD_NB_SMTP_TO``)."""
+class _EvaluationTarget(HubRecord):
+    """What a scheduled evaluation runs (first in its dumps, after the record's own fields)."""
 
     project_id: str
     name: str = Field(min_length=1, max_length=200)
     agent_id: str
     dataset_id: str
-    frequency: Frequency
-    time: str = "09:00"
-    day_of_week: int | None = None
-    day_of_month: int | None = None
-    timezone: str = "UTC"
-    paused: bool = False
+
+
+class ScheduledEvaluation(ScheduleFields, _EvaluationTarget):
+    """A recurring evaluation of an agent on a dataset (see ``giskard_nb.schedule.Schedule`` for the
+    timing rules). ``notify`` lists e-mail recipients (default: ``GISKARD_NB_SMTP_TO``)."""
+
     tags: list[str] = Field(default_factory=list)
     notify: list[str] = Field(default_factory=list)
     last_execution_at: datetime | None = None
@@ -78,14 +77,7 @@ class ScheduledEvaluation(HubRecord):
 
     @property
     def schedule(self) -> Schedule:
-        return Schedule(
-            frequency=self.frequency,
-            time=self.time,
-            day_of_week=self.day_of_week,
-            day_of_month=self.day_of_month,
-            timezone=self.timezone,
-            paused=self.paused,
-        )
+        return Schedule(**{k: getattr(self, k) for k in ScheduleFields.model_fields})
 
     def next_run_at(self, now: datetime) -> datetime | None:
         return self.schedule.next_due(

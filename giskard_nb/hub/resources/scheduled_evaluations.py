@@ -26,12 +26,11 @@ from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.workflow import ExecutionStatus, ScheduledEvaluation
 from giskard_nb.hub.resources.base import Resource
 from giskard_nb.schedule import EmailNotifier, RunReport, SystemClock, report_changes
-from giskard_nb.schedule.timing import Schedule, as_utc
+from giskard_nb.schedule.timing import Schedule, ScheduleFields, as_utc
 
 __all__ = ["ScheduledEvaluationsResource", "ScheduledRun"]
 
 logger = logging.getLogger("giskard_nb.schedule")
-_SCHEDULE_FIELDS = ("frequency", "time", "day_of_week", "day_of_month", "timezone", "paused")
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
             "timezone": timezone,
             "paused": paused,
         }
-        timing = {k: getattr(current, k) for k in _SCHEDULE_FIELDS}
+        timing = {k: getattr(current, k) for k in ScheduleFields.model_fields}
         timing.update({k: v for k, v in given.items() if v is not MISSING})
         if frequency is not MISSING and frequency != current.frequency:
             for key in ("day_of_week", "day_of_month"):
