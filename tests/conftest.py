@@ -1,13 +1,26 @@
 """Test-wide isolation: no test reads or writes the user's ~/.giskard_nb, and no test inherits a model
-configuration from the environment."""
+configuration from the environment. Also shares the frontend sample results (``tests/frontend_samples.py``,
+importable as ``frontend_samples``; the ``suite_result`` fixture) with the frames, charts and widgets tests."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+if "frontend_samples" not in sys.modules:
+    _spec = importlib.util.spec_from_file_location(
+        "frontend_samples", Path(__file__).with_name("frontend_samples.py")
+    )
+    _module = importlib.util.module_from_spec(_spec)
+    sys.modules["frontend_samples"] = _module
+    _spec.loader.exec_module(_module)
+
+from frontend_samples import suite_result  # noqa: E402,F401
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
 """Sample results for the frames, charts and widgets tests: every status, usage metrics, tags,
-multi-turn traces, structured outputs and hostile agent output. Loaded by those folders' conftest."""
+multi-turn traces, structured outputs and hostile agent output. Loaded by tests/conftest.py."""
 
 from __future__ import annotations
 
