@@ -14,9 +14,9 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from giskard_nb.core.render import STATUS_COLORS, short
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.errors import GiskardNBError, GiskardValidationError
 
-__all__ = ["Job", "View", "badge", "esc", "named", "pre"]
+__all__ = ["Job", "View", "badge", "error_html", "esc", "named", "pre", "show_errors"]
 
 
 def esc(value: Any, limit: int = 4000) -> str:
@@ -31,6 +31,21 @@ def pre(value: Any, limit: int = 4000) -> str:
         "<pre style='white-space:pre-wrap;word-break:break-word;margin:0;font-size:0.9em'>"
         f"{esc(value, limit)}</pre>"
     )
+
+
+def error_html(error: BaseException) -> str:
+    """An error message in red, escaped."""
+    return f"<span style='color:#c62828'>{esc(error)}</span>"
+
+
+def show_errors(action: Callable[[], Any], message: Any) -> None:
+    """Run a button's action; a bad input is shown in the ``message`` HTML widget (cleared when the
+    action succeeds) instead of raised."""
+    try:
+        action()
+        message.value = ""
+    except (GiskardNBError, ValueError) as exc:
+        message.value = error_html(exc)
 
 
 def badge(status: str, text: str | None = None) -> str:

@@ -16,8 +16,8 @@ from giskard_nb.core.check import Check
 from giskard_nb.core.missing import MISSING
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
-from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import Job, View, esc, named, pre
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.widgets._common import Job, View, esc, named, pre, show_errors
 from giskard_nb.widgets.backends import offload_sync_agent
 from giskard_nb.widgets.forms import CheckForm, check_kinds
 
@@ -155,11 +155,7 @@ class ScenarioBuilder(View):
 
     def _guard(self, action: Callable[[], Any]) -> None:
         """Run a button's action; a bad input is shown in the message line instead of raised."""
-        try:
-            action()
-            self._w["message"].value = ""
-        except (GiskardNBError, ValueError) as exc:
-            self._w["message"].value = f"<span style='color:#c62828'>{esc(exc)}</span>"
+        show_errors(action, self._w["message"])
 
     def _build(self) -> None:
         import ipywidgets as w

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import Job, View, badge, esc
+from giskard_nb.widgets._common import Job, View, badge, error_html
 from giskard_nb.widgets.backends import HubBackend, SuiteBackend, offload_sync_agent
 from giskard_nb.widgets.results_viewer import ResultsViewer
 
@@ -172,7 +172,7 @@ class EvaluationRunner(View):
             action()
         except (GiskardNBError, ValueError) as exc:
             self._w["state"].value = f"{exc}"
-            self._w["message"].value = f"<span style='color:#c62828'>{esc(exc)}</span>"
+            self._w["message"].value = error_html(exc)
 
     def _build(self) -> None:
         import ipywidgets as w

@@ -15,8 +15,8 @@ from giskard_nb.core.check import Check
 from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.spec import call_target
-from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import Job, View, esc, named, pre
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.widgets._common import Job, View, esc, named, pre, show_errors
 from giskard_nb.widgets.backends import offload_sync_agent
 
 __all__ = ["Playground"]
@@ -126,11 +126,7 @@ class Playground(View):
         )
 
     def _guard(self, action: Callable[[], Any]) -> None:
-        try:
-            action()
-            self._w["message"].value = ""
-        except (GiskardNBError, ValueError) as exc:
-            self._w["message"].value = f"<span style='color:#c62828'>{esc(exc)}</span>"
+        show_errors(action, self._w["message"])
 
     def _send_from_box(self) -> None:
         text = self._w["input"].value

@@ -13,7 +13,7 @@ from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import View, badge, esc, pre
+from giskard_nb.widgets._common import View, badge, error_html, esc, pre
 
 __all__ = ["ResultsViewer", "ViewerItem"]
 
@@ -341,9 +341,7 @@ class ResultsViewer(View):
         try:
             action()
         except (GiskardNBError, ValueError) as exc:
-            self._w["detail"].value = (
-                f"<span style='color:#c62828'>{esc(exc)}</span>" + self._w["detail"].value
-            )
+            self._w["detail"].value = error_html(exc) + self._w["detail"].value
 
     def _relabel_from_controls(self) -> None:
         if self.opened is None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import Job, View, badge, esc, pre
+from giskard_nb.widgets._common import Job, View, badge, error_html, esc, pre
 
 __all__ = ["ScanRunner"]
 
@@ -81,7 +81,7 @@ class ScanRunner(View):
         try:
             est = estimate_scan(**self._options())
         except GiskardNBError as exc:
-            self._w["estimate"].value = f"<span style='color:#c62828'>{esc(exc)}</span>"
+            self._w["estimate"].value = error_html(exc)
             return None
         self._planned = est.attacks
         self._w["estimate"].value = f"<b>Preflight:</b> {esc(str(est))}"
