@@ -14,7 +14,7 @@ import regex
 
 from giskard_nb.kb.embedding import embed_matrix
 
-__all__ = ["NEAR_DUPLICATE", "Deduplicator", "normalize_case_text"]
+__all__ = ["NEAR_DUPLICATE", "Deduplicator", "keep_new_cases", "normalize_case_text"]
 
 #: Cosine similarity from which two cases count as the same question.
 NEAR_DUPLICATE = 0.97
@@ -65,3 +65,19 @@ class Deduplicator:
                     self._vectors.append(vectors[i])
             keep.append(new)
         return keep
+
+
+async def keep_new_cases(
+    dedup: Deduplicator, cases: Sequence[Any], result: Any, limit: int
+) -> list[str]:
+    """Add to ``result.cases`` the ``cases`` that are not duplicates, while it holds fewer than ``limit``,
+    counting the duplicates in ``result.duplicates``; the questions of the cases added."""
+    keep = await dedup.filter([c.text() for c in cases])
+    added = []
+    for case, new in zip(cases, keep, strict=True):
+        if not new:
+            result.duplicates += 1
+        elif len(result.cases) < limit:
+            result.cases.append(case)
+            added.append(case.question)
+    return added

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.generation.dedup import Deduplicator
+from giskard_nb.generation.dedup import Deduplicator, keep_new_cases
 from giskard_nb.generation.models import GeneratedCase, GenerationResult, Passage
 from giskard_nb.generation.prompting import ask, render, require_generator
 
@@ -115,13 +115,7 @@ async def generate_from_passages(
                 result.invalid += 1
                 continue
             cases.append(_to_case(question, reference, passage, kind, source or {}))
-        keep = await dedup.filter([c.text() for c in cases])
-        for case, new in zip(cases, keep, strict=True):
-            if not new:
-                result.duplicates += 1
-            elif len(result.cases) < n_examples:
-                result.cases.append(case)
-                asked.append(case.question)
+        asked.extend(await keep_new_cases(dedup, cases, result, n_examples))
     return result
 
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.generation.dedup import Deduplicator
+from giskard_nb.generation.dedup import Deduplicator, keep_new_cases
 from giskard_nb.generation.models import GeneratedCase, GenerationResult, Persona
 from giskard_nb.generation.prompting import ask, render, require_generator
 
@@ -88,13 +88,7 @@ async def generate_from_persona(
                 result.invalid += 1
             else:
                 cases.append(case)
-        keep = await dedup.filter([c.text() for c in cases])
-        for case, new in zip(cases, keep, strict=True):
-            if not new:
-                result.duplicates += 1
-            elif len(result.cases) < n_examples:
-                result.cases.append(case)
-                avoid.append(case.question)
+        avoid.extend(await keep_new_cases(dedup, cases, result, n_examples))
     return result
 
 
