@@ -13,16 +13,19 @@
 
 from __future__ import annotations
 
-import json
+import gc
 from collections.abc import Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+
+from pydantic_core import to_json
 
 from giskard_nb.errors import GiskardValidationError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STATUSES", "audit_frame", "results_frame", "status_column", "utc_column"]
+__all__ = ["STATUSES", "audit_frame", "gc_paused", "results_frame", "status_column", "utc_column"]
 
 STATUSES = ("pass", "fail", "error", "skip")
 
@@ -67,7 +70,7 @@ _CHECK_COLUMNS = [
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return to_json(value, fallback=str).decode()
 
 
 def status_column(values: Sequence[Any]) -> pd.Categorical:
@@ -82,12 +85,30 @@ def utc_column(values: Sequence[Any]) -> pd.Series:
     return pd.to_datetime(pd.Series(list(values), dtype=object), utc=True, format="ISO8601")
 
 
+@contextmanager
+def gc_paused():
+    """Building 10^5 small dicts triggers many full garbage collections, each scanning the whole heap
+    (slow when the session holds many objects): pause the collector while the frame is built."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def results_frame(rows: list[dict[str, Any]], level: str = "results") -> pd.DataFrame:
     """See the module docstring. ``rows``: stored results as JSON data (``model_dump(mode="json")``)."""
-    import pandas as pd
-
     if level not in ("results", "checks"):
         raise GiskardValidationError(f"level must be 'results' or 'checks', got {level!r}")
+    with gc_paused():
+        return _results_frame(rows, level)
+
+
+def _results_frame(rows: list[dict[str, Any]], level: str) -> pd.DataFrame:
+    import pandas as pd
+
     if level == "checks":
         records = [
             {

@@ -110,9 +110,11 @@ class ResultsResource(Resource[EvaluationResult]):
     def to_dataframe(self, evaluation_id: str, level: Level = "results") -> pd.DataFrame:
         """One row per result (``"results"``) or per check result (``"checks"``); see
         ``giskard_nb.hub.frames`` for the columns. Reads the stored rows without building models."""
-        from giskard_nb.hub.frames import results_frame
+        from giskard_nb.hub.frames import gc_paused, results_frame
 
-        return results_frame(list(self.iter_raw(evaluation_id)), level=level)
+        with gc_paused():
+            rows = list(self.iter_raw(evaluation_id))
+        return results_frame(rows, level=level)
 
     def iter_raw(self, evaluation_id: str) -> Iterator[dict[str, Any]]:
         """Each stored result as plain JSON data (no ``scenario_result``, no ``updated_at``): fast, for
