@@ -11,6 +11,7 @@ from pydantic_core import from_json
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.audit import diff_fields
+from giskard_nb.hub.frames import gc_paused
 from giskard_nb.hub.models.base import utcnow
 from giskard_nb.hub.models.evaluation import EvaluationResult
 from giskard_nb.hub.models.project import FailureCategory
@@ -110,11 +111,9 @@ class ResultsResource(Resource[EvaluationResult]):
     def to_dataframe(self, evaluation_id: str, level: Level = "results") -> pd.DataFrame:
         """One row per result (``"results"``) or per check result (``"checks"``); see
         ``giskard_nb.hub.frames`` for the columns. Reads the stored rows without building models."""
-        from giskard_nb.hub.frames import gc_paused, results_frame
+        from giskard_nb.hub.frames import results_frame
 
-        with gc_paused():
-            rows = list(self.iter_raw(evaluation_id))
-        return results_frame(rows, level=level)
+        return results_frame(list(self.iter_raw(evaluation_id)), level=level)
 
     def iter_raw(self, evaluation_id: str) -> Iterator[dict[str, Any]]:
         """Each stored result as plain JSON data (no ``scenario_result``, no ``updated_at``): fast, for
@@ -129,10 +128,11 @@ class ResultsResource(Resource[EvaluationResult]):
         names = [c.name for c in cols]
         with self._db.read() as conn:
             rows = conn.execute(query).all()
-        for row in rows:
-            data = from_json(row[0])
-            data.update(zip(names, row[1:], strict=True))
-            yield data
+        with gc_paused():  # 10^5 parsed dicts: see gc_paused
+            parsed = [
+                {**from_json(row[0]), **dict(zip(names, row[1:], strict=True))} for row in rows
+            ]
+        yield from parsed
 
     # -- written by evaluation runs --------------------------------------------------------------------
 
