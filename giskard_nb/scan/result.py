@@ -256,6 +256,18 @@ class ScanReport(BaseModel):
 
         return attempts_dataframe(self.attempts)
 
+    def plot_grid(self):
+        """A Plotly figure: findings per category and severity (see ``giskard_nb.charts``)."""
+        from giskard_nb.charts import plot_scan_grid
+
+        return plot_scan_grid(self)
+
+    def plot_grade_card(self):
+        """A Plotly figure: the grade and its reason, with per-category counts."""
+        from giskard_nb.charts import plot_grade_card
+
+        return plot_grade_card(self)
+
     def probes_dataframe(self):
         from giskard_nb.scan.summary import summaries_dataframe
 

@@ -103,3 +103,10 @@ def test_comparison_counts_regressions_and_fixes(evaluations):
     assert "2 regressions, 1 fixes" in fig.layout.title.text
     with pytest.raises(GiskardValidationError, match="EvaluationComparison"):
         plot_comparison(42)
+
+
+def test_plot_methods_on_the_evaluation_records(evaluations):
+    _, first, second = evaluations
+    assert isinstance(first.plot_failure_categories(), go.Figure)
+    assert isinstance(first.plot_failure_categories(kind="bar"), go.Figure)
+    assert isinstance(first.plot_comparison(second), go.Figure)

@@ -66,3 +66,8 @@ def test_a_clean_scan_is_grade_a():
 def test_bad_input():
     with pytest.raises(GiskardValidationError, match="ScanReport"):
         plot_scan_grid([1, 2])
+
+
+def test_plot_methods_on_the_report(weak_report):
+    assert weak_report.plot_grid().to_dict() == plot_scan_grid(weak_report).to_dict()
+    assert weak_report.plot_grade_card().to_dict() == plot_grade_card(weak_report).to_dict()

@@ -65,6 +65,20 @@ class Evaluation(HubRecord):
         """One row per result (``level="results"``) or per check result (``"checks"``)."""
         return self._require_hub().evaluations.results.to_dataframe(self.id, level=level)
 
+    def plot_failure_categories(self, *, kind: str = "treemap") -> Any:
+        """A Plotly figure of the failure categories, drilling down to the failing checks
+        (``kind="treemap"`` or ``"bar"``); see ``giskard_nb.charts.plot_failure_categories``."""
+        from giskard_nb.charts import plot_failure_categories
+
+        return plot_failure_categories(self, kind=kind)
+
+    def plot_comparison(self, after: Evaluation) -> Any:
+        """A Plotly figure of this evaluation against ``after`` (same dataset), case by case:
+        regressions (pass→fail), fixes (fail→pass), unchanged."""
+        from giskard_nb.charts import plot_comparison
+
+        return plot_comparison(self, after)
+
     def refresh(self) -> Evaluation:
         """This evaluation as currently stored."""
         return self._require_hub().evaluations.retrieve(self.id)

@@ -85,6 +85,14 @@ class Scan(HubRecord):
         """One row per attempt."""
         return self.report().to_dataframe()
 
+    def plot_grid(self) -> Any:
+        """A Plotly figure: findings per category and severity."""
+        return self.report().plot_grid()
+
+    def plot_grade_card(self) -> Any:
+        """A Plotly figure: the grade card."""
+        return self.report().plot_grade_card()
+
     def probes_dataframe(self) -> pd.DataFrame:
         return self.report().probes_dataframe()
 
