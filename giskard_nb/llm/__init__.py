@@ -12,6 +12,7 @@
 Importing this package does not import litellm; the first model call does (it takes a few seconds).
 """
 
+from giskard_nb.llm._litellm import model_prices
 from giskard_nb.llm.cache import cache_info, clear_cache
 from giskard_nb.llm.embeddings import (
     BaseEmbeddingModel,
@@ -70,6 +71,7 @@ __all__ = [
     "clear_cache",
     "get_default_embedding_model",
     "get_default_generator",
+    "model_prices",
     "recording",
     "register_template_folder",
     "render_messages",

@@ -99,6 +99,23 @@ async def _settle() -> None:
         return
 
 
+def model_prices(model: str) -> tuple[float, float] | None:
+    """USD per prompt token and per completion token of a litellm model, from litellm's bundled price
+    table (None when the model is not in it). Imports litellm (a few seconds the first time)."""
+    import warnings
+
+    try:
+        # litellm's provider modules warn while pydantic builds their schemas
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            prompt, completion = litellm().cost_per_token(
+                model=model, prompt_tokens=1_000_000, completion_tokens=1_000_000
+            )
+    except Exception:
+        return None
+    return prompt / 1_000_000, completion / 1_000_000
+
+
 def response_cost(response: Any) -> float | None:
     """The USD cost litellm computed for a response from its bundled price table (None: unknown model)."""
     hidden = getattr(response, "_hidden_params", None) or {}

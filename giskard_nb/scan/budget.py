@@ -106,23 +106,10 @@ class Estimate(BaseModel):
 
 def model_prices(generator: Any) -> tuple[float, float] | None:
     """USD per prompt token and per completion token of a ``Generator``'s model (None if unknown)."""
+    from giskard_nb.llm import model_prices as prices_of
+
     model = getattr(generator, "model", None)
-    if not isinstance(model, str):
-        return None
-    import warnings
-
-    try:
-        from giskard_nb.llm._litellm import litellm
-
-        # litellm's provider modules warn while pydantic builds their schemas
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            prompt, completion = litellm().cost_per_token(
-                model=model, prompt_tokens=1_000_000, completion_tokens=1_000_000
-            )
-    except Exception:
-        return None
-    return prompt / 1_000_000, completion / 1_000_000
+    return prices_of(model) if isinstance(model, str) else None
 
 
 def estimate_attack(
