@@ -126,9 +126,8 @@ class ResultsResource(Resource[EvaluationResult]):
             .order_by(t.c.created_at, t.c.id)
         )
         names = [c.name for c in cols]
-        with self._db.read() as conn:
+        with gc_paused(), self._db.read() as conn:  # 10^5 rows and parsed dicts: see gc_paused
             rows = conn.execute(query).all()
-        with gc_paused():  # 10^5 parsed dicts: see gc_paused
             parsed = [
                 {**from_json(row[0]), **dict(zip(names, row[1:], strict=True))} for row in rows
             ]
