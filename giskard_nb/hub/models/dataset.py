@@ -20,6 +20,14 @@ class Dataset(HubRecord):
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
 
+    def test_cases(self, **filters: Any) -> list[HubTestCase]:
+        """This dataset's test cases, in order (filters as ``hub.test_cases.list``)."""
+        return self._require_hub().test_cases.list(self.id, **filters)
+
+    def to_dataframe(self, **filters: Any) -> Any:
+        """One row per test case of this dataset (see ``hub.test_cases.to_dataframe``)."""
+        return self._require_hub().test_cases.to_dataframe(self.id, **filters)
+
     def __repr__(self) -> str:
         return f"<Dataset {self.name!r} id={self.id}>"
 

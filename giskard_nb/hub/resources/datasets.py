@@ -42,6 +42,19 @@ class DatasetsResource(Resource[Dataset]):
         changes = {"name": name, "description": description}
         return self._update(dataset_id, {k: v for k, v in changes.items() if v is not None})
 
+    def to_dataframe(self, *, project_id: str | None = None) -> Any:
+        """One row per dataset (of a project, or all), with its number of test cases."""
+        from giskard_nb.frames import records_frame
+
+        datasets = self.list(project_id=project_id)
+        df = records_frame(datasets)
+        if datasets:
+            counts: dict[str, int] = {}
+            for case in self._hub.test_cases.list():
+                counts[case.dataset_id] = counts.get(case.dataset_id, 0) + 1
+            df["n_test_cases"] = [counts.get(d.id, 0) for d in datasets]
+        return df
+
     def list(self, *, project_id: str | None = None, name: str | None = None) -> list[Dataset]:
         """All datasets, or those of a project (and/or with that name)."""
         where = []

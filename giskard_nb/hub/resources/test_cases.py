@@ -118,6 +118,23 @@ class TestCasesResource(Resource[HubTestCase]):
             cases = [c for c in cases if wanted <= set(c.tags)]
         return cases
 
+    def to_dataframe(self, dataset_id: str | None = None, **filters: Any) -> Any:
+        """One row per test case (filters as ``list``): its fields (messages, checks, tags and metadata
+        as JSON text, timestamps UTC) plus ``question`` (the last user message), ``n_messages`` and
+        ``n_checks``."""
+        from giskard_nb.frames import records_frame
+
+        cases = self.list(dataset_id, **filters)
+        df = records_frame(cases)
+        if cases:
+            df["question"] = [
+                next((m.content for m in reversed(c.messages) if m.role == "user"), None)
+                for c in cases
+            ]
+            df["n_messages"] = [len(c.messages) for c in cases]
+            df["n_checks"] = [len(c.checks) for c in cases]
+        return df
+
     def validate_checks(self, project_id: str, specs: Sequence[CheckSpec]) -> None:
         """Build every check (errors name the identifier and list the known ones)."""
         custom = self._hub.checks.by_identifier(project_id)
