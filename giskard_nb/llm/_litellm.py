@@ -20,10 +20,11 @@ import os
 import threading
 import warnings
 import weakref
+from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-__all__ = ["call_guard", "litellm", "response_cost"]
+__all__ = ["call_guard", "connection_kwargs", "guarded_call", "litellm", "response_cost"]
 
 _lock = threading.Lock()
 _count_lock = threading.Lock()
@@ -114,6 +115,44 @@ def model_prices(model: str) -> tuple[float, float] | None:
     except Exception:
         return None
     return prompt / 1_000_000, completion / 1_000_000
+
+
+def connection_kwargs(
+    model: str, timeout: float | None, api_key: Any, api_base: str | None
+) -> tuple[dict[str, Any], str | None]:
+    """The keyword arguments every litellm call gets (retries are ours, not litellm's), and the
+    revealed API key (kept out of errors by ``translate``)."""
+    secret = api_key.get_secret_value() if api_key is not None else None
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "timeout": timeout,
+        "num_retries": 0,
+        "max_retries": 0,
+    }
+    if secret:
+        kwargs["api_key"] = secret
+    if api_base:
+        kwargs["api_base"] = api_base
+    return kwargs, secret
+
+
+def guarded_call(
+    method: str, kwargs: dict[str, Any], *, model: str, secret: str | None, timeout: float | None
+) -> Callable[[], Awaitable[Any]]:
+    """One attempt of ``litellm.<method>(**kwargs)`` (read when called, so callers may edit
+    ``kwargs`` between retries), bounded by ``timeout``, with errors translated at this boundary."""
+    from giskard_nb.llm.errors import translate
+
+    async def once() -> Any:
+        import asyncio
+
+        try:
+            async with call_guard(), asyncio.timeout(timeout):
+                return await getattr(litellm(), method)(**kwargs)
+        except Exception as exc:
+            raise translate(exc, model=model, secret=secret) from None
+
+    return once
 
 
 def response_cost(response: Any) -> float | None:

@@ -181,35 +181,16 @@ class EmbeddingModel(BaseEmbeddingModel):
         return Embeddings(vectors=[v for v in vectors if v is not None], usage=usage, cached=cached)
 
     async def _request(self, batch: list[str]) -> tuple[list[list[float]], Usage]:
-        import asyncio
-
-        from giskard_nb.llm._litellm import call_guard, litellm, response_cost
-        from giskard_nb.llm.errors import translate
+        from giskard_nb.llm._litellm import connection_kwargs, guarded_call, response_cost
         from giskard_nb.llm.resilience import RetryPolicy, call_with_retries, limiter_for
 
-        lit = litellm()
-        secret = self.api_key.get_secret_value() if self.api_key is not None else None
-        kwargs: dict[str, Any] = {
-            **self.params,
-            "model": self.model,
-            "input": batch,
-            "timeout": self.timeout,
-            "num_retries": 0,
-            "max_retries": 0,
-        }
+        conn, secret = connection_kwargs(self.model, self.timeout, self.api_key, self.api_base)
+        kwargs: dict[str, Any] = {**self.params, **conn, "input": batch}
         if self.dimensions is not None:
             kwargs["dimensions"] = self.dimensions
-        if secret:
-            kwargs["api_key"] = secret
-        if self.api_base:
-            kwargs["api_base"] = self.api_base
-
-        async def once() -> Any:
-            try:
-                async with call_guard(), asyncio.timeout(self.timeout):
-                    return await lit.aembedding(**kwargs)
-            except Exception as exc:
-                raise translate(exc, model=self.model, secret=secret) from None
+        once = guarded_call(
+            "aembedding", kwargs, model=self.model, secret=secret, timeout=self.timeout
+        )
 
         response = await call_with_retries(
             once,

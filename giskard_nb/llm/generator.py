@@ -293,36 +293,16 @@ class Generator(BaseModel):
         self, msgs: list[dict[str, Any]], sent: dict[str, Any], output_type: type[BaseModel] | None
     ) -> tuple[str, Usage, bool]:
         """One logical request (with retries): the reply text, its usage, whether the cost is known."""
-        import asyncio
-
-        from giskard_nb.llm._litellm import call_guard, litellm, response_cost
-        from giskard_nb.llm.errors import translate
+        from giskard_nb.llm._litellm import connection_kwargs, guarded_call, response_cost
         from giskard_nb.llm.resilience import RetryPolicy, call_with_retries, limiter_for
 
-        lit = litellm()
-        secret = self.api_key.get_secret_value() if self.api_key is not None else None
-        kwargs: dict[str, Any] = {
-            **sent,
-            "model": self.model,
-            "messages": msgs,
-            "timeout": self.timeout,
-            "num_retries": 0,
-            "max_retries": 0,
-            "drop_params": True,
-        }
-        if secret:
-            kwargs["api_key"] = secret
-        if self.api_base:
-            kwargs["api_base"] = self.api_base
+        conn, secret = connection_kwargs(self.model, self.timeout, self.api_key, self.api_base)
+        kwargs: dict[str, Any] = {**sent, **conn, "messages": msgs, "drop_params": True}
         if output_type is not None and self.native_structured_output:
             kwargs["response_format"] = _response_format(output_type)
-
-        async def once() -> Any:
-            try:
-                async with call_guard(), asyncio.timeout(self.timeout):
-                    return await lit.acompletion(**kwargs)
-            except Exception as exc:
-                raise translate(exc, model=self.model, secret=secret) from None
+        once = guarded_call(
+            "acompletion", kwargs, model=self.model, secret=secret, timeout=self.timeout
+        )
 
         policy = RetryPolicy(self.max_retries, self.retry_base_delay, self.retry_max_delay)
         limiter = limiter_for((self.model, self.api_base), self.max_concurrency, self.rpm)
