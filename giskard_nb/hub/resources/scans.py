@@ -138,18 +138,7 @@ class ScansResource(Resource[Scan]):
         catalogue = default_catalogue()
         if category is not None:
             catalogue.select(categories=[category])
-        return [
-            AvailableProbe(
-                id=p.id,
-                name=p.name,
-                description=p.description,
-                category=p.category,
-                tags=list(p.tags),
-                severity=p.severity,
-                requires=list(p.requires),
-            )
-            for p in catalogue.probes(category)
-        ]
+        return [_available(p) for p in catalogue.probes(category)]
 
     def report(self, scan_id: str) -> Any:
         """The engine's ``ScanReport`` of a stored scan."""
