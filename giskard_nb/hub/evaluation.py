@@ -85,6 +85,7 @@ class EvaluationRun:
         self._flush_scheduled = False
         self._write_error: BaseException | None = None
         self._bar_handle: Any = None
+        self._bar_counts: dict[str, int] = {}
 
     async def run(self, test_cases: Sequence[HubTestCase]) -> Evaluation:
         """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
@@ -162,8 +163,10 @@ class EvaluationRun:
             return
         bar = self._bar_handle
         if bar is not None:
+            for result in batch:
+                self._bar_counts[result.status] = self._bar_counts.get(result.status, 0) + 1
+            bar.set_postfix_str(_bar_postfix(self._bar_counts), refresh=False)
             bar.update(len(batch))
-            bar.set_postfix_str(batch[-1].status, refresh=False)
 
     async def run_one(self, test_case: HubTestCase) -> EvaluationResult:
         """Run one test case and classify a failure; never raises for agent or check problems."""
@@ -234,6 +237,13 @@ class EvaluationRun:
         from tqdm.auto import tqdm
 
         return tqdm(total=total, desc=self.evaluation.name, unit="case")
+
+
+def _bar_postfix(counts: dict[str, int]) -> str:
+    """The progress bar's running tally, e.g. ``"7 pass, 2 fail, 0 error"`` (never the last status
+    alone, which reads as if the whole run failed)."""
+    shown = ["pass", "fail", "error", *sorted(set(counts) - {"pass", "fail", "error"})]
+    return ", ".join(f"{counts.get(s, 0)} {s}" for s in shown)
 
 
 def outcome(result: CheckResult, check: Check | None = None) -> CheckOutcome:
