@@ -1,0 +1,169 @@
+"""Every ```python block of README.md and docs/*.md runs as written.
+
+The blocks of one page run in order in one namespace, like the cells of a notebook (a block may use
+what an earlier block of the same page defined), with top-level ``await`` allowed. They run offline, in
+a temporary working directory holding a copy of ``examples/``, with a temporary ``HOME`` and
+``GISKARD_NB_HOME`` (no user Hub, cache or configuration is touched). A block is skipped only when the
+line just before its fence is ``<!-- skip-test: reason -->``; the reasons are listed in the test output.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import re
+import shutil
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from giskard_nb.llm import set_default_embedding_model, set_default_generator
+
+REPO = Path(__file__).resolve().parents[2]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+SKIP = re.compile(r"<!--\s*skip-test:\s*(?P<reason>.*?)\s*-->")
+FENCE = re.compile(r"^```(?P<lang>[\w+-]*)\s*$")
+MAX_SKIPS = 4  # across all pages: skipping is for what truly cannot run offline
+
+
+@dataclass(frozen=True)
+class Block:
+    page: str
+    line: int  # 1-based line of the opening fence
+    source: str
+    skip_reason: str | None
+
+
+def blocks(path: Path, *, root: Path = REPO) -> list[Block]:
+    """The ```python blocks of a Markdown page, with their line numbers and skip markers."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        if not fence:
+            i += 1
+            continue
+        start = i
+        i += 1
+        body: list[str] = []
+        while i < len(lines) and lines[i].rstrip() != "```":
+            body.append(lines[i])
+            i += 1
+        i += 1
+        if fence["lang"] != "python":
+            continue
+        previous = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
+        marker = SKIP.search(previous)
+        found.append(
+            Block(
+                page=path.relative_to(root).as_posix(),
+                line=start + 1,
+                source="\n".join(body) + "\n",
+                skip_reason=(marker["reason"] or "no reason given") if marker else None,
+            )
+        )
+    return found
+
+
+class BlockFailed(Exception):
+    """A block raised: the message names the page and the line of the block."""
+
+
+def _run(block: Block, namespace: dict, loop: asyncio.AbstractEventLoop) -> None:
+    # the blank lines keep the traceback's line numbers equal to the page's
+    source = "\n" * block.line + block.source
+    code = compile(source, block.page, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    if code.co_flags & inspect.CO_COROUTINE:
+        loop.run_until_complete(eval(code, namespace))
+    else:
+        exec(code, namespace)
+
+
+def run_page(page_blocks: list[Block]) -> list[Block]:
+    """Run the blocks in order in one namespace (top-level ``await`` allowed); returns the skipped
+    ones. Fake LLM servers and Hubs the page left open are closed."""
+    namespace: dict = {"__name__": "__docs__"}
+    loop = asyncio.new_event_loop()
+    skipped = []
+    try:
+        for block in page_blocks:
+            if block.skip_reason is not None:
+                skipped.append(block)
+                continue
+            try:
+                _run(block, namespace, loop)
+            except Exception as exc:
+                raise BlockFailed(
+                    f"{block.page}: the python block at line {block.line} failed:\n"
+                    f"{block.source}\n{traceback.format_exc()}"
+                ) from exc
+    finally:
+        for value in list(namespace.values()):
+            if type(value).__name__ in ("FakeLLMServer", "Hub"):
+                value.close()
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+    return skipped
+
+
+@pytest.fixture
+def docs_workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copytree(REPO / "examples", work / "examples")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GISKARD_NB_HOME", str(home / ".giskard_nb"))
+    monkeypatch.chdir(work)
+    set_default_generator(None)
+    set_default_embedding_model(None)
+    yield work
+    set_default_generator(None)
+    set_default_embedding_model(None)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_every_python_block_runs(page: Path, docs_workdir: Path, capsys) -> None:
+    try:
+        skipped, failure = run_page(blocks(page)), None
+    except BlockFailed as exc:
+        skipped, failure = [], str(exc)
+    if failure:
+        pytest.fail(failure, pytrace=False)
+    with capsys.disabled():
+        for block in skipped:
+            print(f"\n  skipped {block.page}:{block.line}: {block.skip_reason}", end="")
+
+
+def test_blocks_are_found_and_skips_are_rare_and_explained() -> None:
+    every = [b for page in PAGES for b in blocks(page)]
+    assert {b.page for b in every} >= {"README.md", "docs/core.md", "docs/hub.md"}
+    skipped = [b for b in every if b.skip_reason is not None]
+    assert all(b.skip_reason != "no reason given" for b in skipped), skipped
+    assert len(skipped) <= MAX_SKIPS, [f"{b.page}:{b.line} {b.skip_reason}" for b in skipped]
+
+
+def test_the_runner_sees_markers_awaits_and_names_the_failing_line(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# t\n\n```python\nimport asyncio\nx = await asyncio.sleep(0, result=1)\n```\n\n"
+        "```bash\nmake demo\n```\n"
+        "<!-- skip-test: needs a real provider -->\n```python\nboom()\n```\n\n"
+        "```python\nassert x == 1\nundefined_name\n```\n",
+        encoding="utf-8",
+    )
+    found = blocks(page, root=tmp_path)
+    assert [(b.line, b.skip_reason) for b in found] == [
+        (3, None),
+        (12, "needs a real provider"),
+        (16, None),
+    ]
+    with pytest.raises(BlockFailed, match=r"page.md: the python block at line 16 failed") as info:
+        run_page(found)
+    assert 'page.md", line 18' in str(info.value)  # the traceback points into the page
+    assert "NameError" in str(info.value)
