@@ -339,6 +339,9 @@ class Generator(BaseModel):
 def _response_format(output_type: type[BaseModel]) -> Any:
     """litellm's strict ``json_schema`` response_format for a model, converted once per class."""
     try:
+        from giskard_nb.llm._litellm import litellm
+
+        litellm()  # configured first: imported bare, litellm would download its price table
         from litellm.utils import type_to_response_format_param
 
         return type_to_response_format_param(output_type) or output_type
