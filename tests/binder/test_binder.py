@@ -53,9 +53,17 @@ def test_post_build_installs_the_package_and_is_executable():
 
 def test_the_quickstart_exists_where_the_binder_link_points():
     assert (REPO / "notebooks" / "quickstart.ipynb").is_file()
-    readme = (REPO / "README.md").read_text()
-    if "mybinder.org" in readme:
-        assert "urlpath=lab/tree/notebooks/quickstart.ipynb" in readme
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    links = [
+        link
+        for page in pages
+        for link in re.findall(r"https://mybinder\.org/v2/[^)\s]+", page.read_text())
+    ]
+    assert links, (
+        "the Binder badge is gone from README.md and docs/ (it lives in docs/frontends.md)"
+    )
+    for link in links:
+        assert link.endswith("urlpath=lab/tree/notebooks/quickstart.ipynb"), link
 
 
 def test_repo2docker_accepts_the_configuration(tmp_path: Path):
