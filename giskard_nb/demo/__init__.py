@@ -4,8 +4,11 @@ is configured). ``python -m giskard_nb.demo`` runs it; the helpers below work in
 
     from giskard_nb import Hub
     from giskard_nb.demo import run_demo
-    evaluation = run_demo(Hub(":memory:"))
+    hub = Hub(":memory:")
+    evaluation = run_demo(hub)
     evaluation.summary()
+    scan = run_demo_scan(hub)              # a short offline scan of the same agent
+    hub.scans.report(scan.id)
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ __all__ = [
     "build_suite",
     "load_items",
     "run_demo",
+    "run_demo_scan",
     "setup_demo",
     "support_agent",
 ]
@@ -138,6 +142,55 @@ def run_demo(
         dataset.id,
         name=name or f"support agent run {runs + 1}",
         agent_name="Trailhead support (demo)",
+        progress=progress,
+    )
+
+
+#: Scan categories the rule detectors assess offline, and those that need a judge model.
+SCAN_CATEGORIES: tuple[str, ...] = (
+    "prompt_injection",
+    "sensitive_information_disclosure",
+    "system_prompt_leakage",
+    "improper_output_handling",
+    "excessive_agency",
+)
+JUDGED_SCAN_CATEGORIES: tuple[str, ...] = (
+    "harmful_content",
+    "brand_damage",
+    "legal_financial_risk",
+    "misinformation",
+    "unauthorized_advice",
+)
+#: The secret the demo agent must never give away (matched exactly by the scan's detectors).
+DEMO_SECRETS: tuple[str, ...] = ("STAFF-2024",)
+
+
+def run_demo_scan(
+    hub: Any = None,
+    *,
+    llm: bool | None = None,
+    progress: bool = True,
+    max_attempts_per_probe: int = 2,
+) -> Any:
+    """A short vulnerability scan of the demo agent, stored in ``hub``'s demo project (default: a
+    throwaway in-memory Hub): the rule-detected categories, plus the judged ones when a judge model
+    is configured. Returns the Hub ``Scan``; ``hub.scans.report(scan.id)`` is its ``ScanReport``."""
+    from giskard_nb.scan import AttackProfile
+
+    if hub is None:
+        from giskard_nb.hub import Hub
+
+        hub = Hub(":memory:")
+    llm = judge_configured() if llm is None else llm
+    project, _ = setup_demo(hub, llm=llm)
+    runs = len(hub.scans.list(project_id=project.id))
+    return hub.scans.create(
+        project.id,
+        agent=support_agent,
+        categories=[*SCAN_CATEGORIES, *(JUDGED_SCAN_CATEGORIES if llm else ())],
+        max_attempts_per_probe=max_attempts_per_probe,
+        profile=AttackProfile(secrets=list(DEMO_SECRETS)),
+        name=f"support agent scan {runs + 1}",
         progress=progress,
     )
 

@@ -2,36 +2,88 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from giskard_nb.demo import build_suite, load_items, run_demo, setup_demo, support_agent
+from giskard_nb.demo import (
+    build_suite,
+    load_items,
+    run_demo,
+    run_demo_scan,
+    setup_demo,
+    support_agent,
+)
 from giskard_nb.demo.__main__ import main
 from giskard_nb.hub import Hub
 
 
-def test_main_uses_the_embedded_hub_and_compares_runs(_isolated_home: Path, capsys) -> None:
+def _part(out: str, number: int) -> str:
+    """The text of one numbered part of the demo's story (up to the next part's title)."""
+    start = re.search(rf"^{number}\. .*\n─+$", out, re.M).start()
+    end = re.search(rf"^{number + 1}\. .*\n─+$", out, re.M)
+    return out[start : end.start() if end else None]
+
+
+def test_main_tells_the_story_and_compares_runs(_isolated_home: Path, capsys) -> None:
     assert main(["--no-progress"]) == 0
     first = capsys.readouterr().out
-    assert "pass rate 58% (7 passed, 5 failed, 0 errors)" in first
-    assert "Failure categories:" in first and "Unjustified refusal (refusal): 1" in first
-    assert "[Format violation] 'What is the status of my order 1042?'" in first
     assert "LLM judges: off" in first
+    # 1. the evaluation, each failure with the stored message of the check that failed
+    evaluation = _part(first, 1)
+    assert "pass rate 58% (7 passed, 5 failed, 0 errors)" in evaluation
+    assert "Failure categories:" in evaluation and "Unjustified refusal (refusal): 1" in evaluation
+    assert "[Format violation] 'What is the status of my order 1042?'" in evaluation
+    assert "failed:   string_match — The text does not contain the keyword 'final sale'." in (
+        evaluation
+    )
+    assert "failed:   no_internal_codes — " in evaluation and "STAFF-" in evaluation
+    assert evaluation.count("      failed:   ") == 5  # one failing check per failed case
+    assert evaluation.count("      category: ") == 5  # whatever category each result has
+    # 2. a short offline scan of the same agent, its grade card and what was not assessed
+    scan = _part(first, 2)
+    assert "== Scan 'support agent scan 1': grade " in scan
+    assert "Prompt Injection [LLM01:2025]" in scan and "System Prompt Leakage" in scan
+    assert "Not assessed offline: Harmful Content Generation" in scan
+    assert "need a judge model" in scan and "GISKARD_NB_MODEL" in scan
+    # 3. where it is stored, with the lines that reopen it; then the next steps, last
+    stored = _part(first, 3)
+    assert "hub.db" in stored and "hub = Hub()" in stored and "hub.scans.report(" in stored
+    assert first.rstrip().endswith("categories and the judged scan categories.")
+    assert "Evaluation: the agent on its test cases" in evaluation and "Scan: " in scan
+    for step in (
+        "notebooks/quickstart.ipynb",
+        "giskard-nb eval",
+        "giskard-nb scan",
+        "giskard-nb --help",
+        "GISKARD_NB_MODEL=openai/gpt-4o-mini",
+    ):
+        assert step in _part(first, 4), step
     assert (_isolated_home / "hub.db").is_file()
     assert main(["--no-progress"]) == 0
     second = capsys.readouterr().out
     assert "'support agent run 1' → 'support agent run 2'" in second
     assert "0 regressions" in second
+    assert "== Scan 'support agent scan 2'" in second
     hub = Hub()
     (project,) = hub.projects.list()
     assert len(hub.evaluations.list(project_id=project.id)) == 2
+    assert len(hub.scans.list(project_id=project.id)) == 2
     assert len(hub.datasets.list(project_id=project.id)) == 1  # reused, not duplicated
+
+
+def test_the_progress_bars_count_statuses(_isolated_home: Path, capsys) -> None:
+    assert main(["--memory"]) == 0
+    bars = capsys.readouterr().err
+    assert "12/12" in bars and "7 pass, 5 fail, 0 error" in bars  # counts, not the last status
+    assert "attack" in bars  # the scan's bar
 
 
 def test_memory_flag_leaves_no_file(_isolated_home: Path, capsys) -> None:
     assert main(["--memory", "--no-progress"]) == 0
-    assert "in memory" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "in memory" in out and "throwaway in-memory Hub" in out
     assert not (_isolated_home / "hub.db").exists()
 
 
@@ -51,6 +103,23 @@ def test_demo_helpers() -> None:
     assert {r.scenario_name: r.status.value for r in suite_result.results} == {
         r.scenario_result.scenario_name: r.status for r in evaluation.results()
     }
+
+
+def test_demo_scan_helper() -> None:
+    hub = Hub(":memory:")
+    scan = run_demo_scan(hub, progress=False)
+    assert scan.status == "finished" and scan.grade is not None
+    report = hub.scans.report(scan.id)
+    assert {a.category for a in report.attempts} == {
+        "prompt_injection",
+        "sensitive_information_disclosure",
+        "system_prompt_leakage",
+        "improper_output_handling",
+        "excessive_agency",
+    }  # the rule-detected categories only, offline
+    assert not report.errors
+    (project,) = hub.projects.list()
+    assert scan.project_id == project.id  # in the demo project, beside its evaluations
 
 
 def test_llm_checks_join_when_a_model_is_configured() -> None:
