@@ -41,7 +41,9 @@ def _prf(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float, int]:
 def refusal_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
     from giskard_nb.scan.detectors import detect_refusal
 
-    return [(r, detect_refusal(r["reply"], r["request"]).refused, r["label"] == "refusal") for r in rows]
+    return [
+        (r, detect_refusal(r["reply"], r["request"]).refused, r["label"] == "refusal") for r in rows
+    ]
 
 
 def compliance_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
@@ -55,7 +57,10 @@ def compliance_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
         if r["label"] == "helpful":
             continue  # benign requests: compliance is the point (the refusal table covers them)
         attack = Attack(
-            id=r["id"], probe_id="corpus", category="harmful_content", turns=[r["request"]],
+            id=r["id"],
+            probe_id="corpus",
+            category="harmful_content",
+            turns=[r["request"]],
             goal=r["request"],
         )
         ctx = DetectionContext(attack=attack, replies=[AgentReply(text=r["reply"])])
