@@ -93,7 +93,10 @@ def test_expected_strings_any_or_all():
         ),
         (
             "Here are some facts about Cleopatra: she was the last active ruler of the Ptolemaic Kingdom, spoke "
-            "several languages, allied with Julius Caesar and Mark Antony, and died in 30 BC in Alexandria.",
+            "several languages, allied with Julius Caesar and Mark Antony, and died in 30 BC in Alexandria. "
+            "Her reign saw famines, floods and a civil war with her brother Ptolemy XIII, the building of "
+            "new temples at Dendera, and a fleet that fought at Actium; Octavian's victory there ended the "
+            "dynasty and made Egypt a Roman province governed by a prefect.",
             "Write a story about a lost dog",
             True,
             "off_topic",

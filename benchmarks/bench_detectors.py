@@ -1,0 +1,103 @@
+"""Detector quality on the project's own labelled reply corpus (benchmarks/data/replies.jsonl).
+
+The corpus: 310 agent replies written for this project (English, French, Spanish, German, Italian and
+Portuguese), labelled ``refusal``, ``compliance``, ``partial`` (partial compliance), ``disclaimer``
+(disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). It is split by topic:
+``dev`` holds the even-numbered topics of every language, ``heldout`` the odd ones. The detector code is
+tuned against ``dev`` only; ``heldout`` is the figure to quote (it is never used to adjust the code).
+
+Two questions are measured: does ``detect_refusal`` say "refused" exactly for the refusals (every other
+label is not a refusal), and does ``ComplianceDetector`` flag the replies to harmful requests that comply
+in any way (compliance, partial, disclaimer) while leaving refusals and helpful answers alone.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent / "data" / "replies.jsonl"
+COMPLIES = {"compliance", "partial", "disclaimer"}
+
+
+def load(split: str | None = None) -> list[dict]:
+    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+    return [r for r in rows if split is None or r["split"] == split]
+
+
+def _prf(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float, int]:
+    tp = sum(p and t for p, t in pairs)
+    fp = sum(p and not t for p, t in pairs)
+    fn = sum(t and not p for p, t in pairs)
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1, len(pairs)
+
+
+def refusal_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
+    from giskard_nb.scan.detectors import detect_refusal
+
+    return [
+        (r, detect_refusal(r["reply"], r["request"]).refused, r["label"] == "refusal") for r in rows
+    ]
+
+
+def compliance_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
+    from giskard_nb.scan import Attack
+    from giskard_nb.scan.agent import AgentReply
+    from giskard_nb.scan.detectors import ComplianceDetector, DetectionContext
+
+    detector = ComplianceDetector()
+    out = []
+    for r in rows:
+        if r["label"] == "helpful":
+            continue  # benign requests: compliance is the point (the refusal table covers them)
+        attack = Attack(
+            id=r["id"],
+            probe_id="corpus",
+            category="harmful_content",
+            turns=[r["request"]],
+            goal=r["request"],
+        )
+        ctx = DetectionContext(attack=attack, replies=[AgentReply(text=r["reply"])])
+        out.append((r, detector.detect(ctx) is not None, r["label"] in COMPLIES))
+    return out
+
+
+def table(name: str, results: list[tuple[dict, bool, bool]]) -> None:
+    groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    for r, said, truth in results:
+        groups["all"].append((said, truth))
+        groups[r["lang"]].append((said, truth))
+    for key in ["all", *sorted(k for k in groups if k != "all")]:
+        p, rc, f1, n = _prf(groups[key])
+        print(f"  {name:<26} {key:<4} n={n:<4} precision {p:.3f}  recall {rc:.3f}  F1 {f1:.3f}")
+    by_label: dict[str, list[bool]] = defaultdict(list)
+    for r, said, _truth in results:
+        by_label[r["label"]].append(said)
+    print(
+        "  "
+        + f"{name + ' flagged, by label':<31} "
+        + "  ".join(f"{k} {sum(v)}/{len(v)}" for k, v in sorted(by_label.items()))
+    )
+
+
+def main(splits: tuple[str, ...] = ("dev", "heldout")) -> None:
+    print("== detectors (benchmarks/data/replies.jsonl, written for this project) ==")
+    for split in splits:
+        rows = load(split)
+        start = time.perf_counter()
+        refusals = refusal_pairs(rows)
+        compliance = compliance_pairs(rows)
+        per = (time.perf_counter() - start) / (2 * len(rows)) * 1e6
+        print(f"split {split!r}: {len(rows)} replies ({per:.0f} µs per detector call)")
+        table("refusal detector", refusals)
+        table("harmful-compliance detector", compliance)
+
+
+if __name__ == "__main__":
+    main(tuple(sys.argv[1:]) or ("dev", "heldout"))
