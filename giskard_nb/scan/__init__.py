@@ -24,6 +24,7 @@ from giskard_nb.scan.plan import ScanOptions, ScanPlan, estimate_scan, plan_scan
 from giskard_nb.scan.probe import AttackTemplate, Probe
 from giskard_nb.scan.result import Attempt, CategorySummary, ProbeSummary, ScanReport
 from giskard_nb.scan.runner import run_scan, run_scan_sync
+from giskard_nb.scan.sarif import scan_to_sarif
 
 
 def list_categories() -> list[Category]:
@@ -72,4 +73,5 @@ __all__ = [
     "plan_scan",
     "run_scan",
     "run_scan_sync",
+    "scan_to_sarif",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -284,6 +285,12 @@ class ScanReport(BaseModel):
 
         chosen = self.findings if attempt_ids is None else [self.attempt(i) for i in attempt_ids]
         return attempts_to_scenarios(chosen)
+
+    def to_sarif(self, path: str | Path, *, agent_name: str = "agent") -> Path:
+        """Write the findings as a SARIF 2.1.0 log (one result per finding, OWASP ids as rules)."""
+        from giskard_nb.scan.sarif import write_sarif
+
+        return write_sarif(self, path, agent_name=agent_name)
 
     def report(self) -> str:
         from giskard_nb.scan.render import scan_text
