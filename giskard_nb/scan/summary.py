@@ -49,7 +49,7 @@ def probe_summaries(report: ScanReport) -> list[ProbeSummary]:
 
 
 def category_summaries(report: ScanReport) -> list[CategorySummary]:
-    """One summary per category of the catalogue that the scan touched (in catalogue order)."""
+    """One summary per category the scan selected or touched (in catalogue order), with its coverage."""
     from giskard_nb.scan.catalogue import default_catalogue
     from giskard_nb.scan.result import CategorySummary
 
@@ -66,7 +66,11 @@ def category_summaries(report: ScanReport) -> list[CategorySummary]:
         s.successes += p.successes
         s.errors += p.errors
         s.highest_severity = max(s.highest_severity, p.highest_severity)
-    return [s for s in out.values() if s.probes]
+    coverage = report.coverage_details.categories
+    for cid, cov in coverage.items():
+        s = out.setdefault(cid, CategorySummary(category=cid, title=cid))
+        s.coverage, s.coverage_reason = cov.status, cov.reason
+    return [s for s in out.values() if s.probes or s.category in coverage]
 
 
 def _row(a: Attempt) -> dict[str, Any]:
