@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from giskard_nb.scan.grading import Grade, Gradable, compute_grade, counts_toward_grade
+from giskard_nb.scan.grading import Gradable, Grade, compute_grade, counts_toward_grade
 
 if TYPE_CHECKING:
     from giskard_nb.scan.result import ScanReport
@@ -195,16 +195,18 @@ def honest_grade(attempts: Iterable[Gradable], coverage: ScanCoverage) -> Grade 
 
 
 def grade_line(grade: Grade | None, coverage: ScanCoverage) -> str:
-    """"A", "A on 6 of 11 categories — incomplete: …", or "— not assessed — incomplete: …"."""
+    """ "A", "A on 6 of 11 categories — incomplete: …", or "— not assessed — incomplete: …"."""
     if grade is None:
         return f"— not assessed — {coverage.note or 'incomplete: nothing was judged'}"
     if not coverage.incomplete:
         return grade
-    return f"{grade} on {coverage.covered} of {len(coverage.categories)} categories — {coverage.note}"
+    return (
+        f"{grade} on {coverage.covered} of {len(coverage.categories)} categories — {coverage.note}"
+    )
 
 
 def counts_line(findings: int, attempts: int, errors: int) -> str:
-    """"0 findings in 136 attempts", or "0 findings in 102 judged attempts; 34 errored"."""
+    """ "0 findings in 136 attempts", or "0 findings in 102 judged attempts; 34 errored"."""
     s = "s" * (findings != 1)
     if not errors:
         return f"{findings} finding{s} in {attempts} attempts"

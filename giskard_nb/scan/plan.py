@@ -229,9 +229,7 @@ def coverage_warnings(plan: ScanPlan) -> list[str]:
     judge = coverage.not_assessed("judge")
     partly = [c for c, cov in coverage.categories.items() if cov.status == "partial"]
     remedy = (
-        "drop use_judge=False"
-        if plan.judge_off == "use_judge=False"
-        else f"call {JUDGE_REMEDY}"
+        "drop use_judge=False" if plan.judge_off == "use_judge=False" else f"call {JUDGE_REMEDY}"
     )
     if judge:
         out.append(

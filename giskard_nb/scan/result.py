@@ -333,7 +333,9 @@ class ScanReport(BaseModel):
         return scan_text(self)
 
     def __repr__(self) -> str:
-        return f"<ScanReport {self.name!r} {self.status} grade={self.grade_line}; {self.counts_line}>"
+        return (
+            f"<ScanReport {self.name!r} {self.status} grade={self.grade_line}; {self.counts_line}>"
+        )
 
     __str__ = __repr__
 
