@@ -35,8 +35,10 @@ __all__ = [
     "ScanCoverage",
     "compute_coverage",
     "counts_line",
+    "format_grade_line",
     "grade_line",
     "honest_grade",
+    "legacy_unjudged",
     "report_coverage",
 ]
 
@@ -195,14 +197,19 @@ def honest_grade(attempts: Iterable[Gradable], coverage: ScanCoverage) -> Grade 
 
 
 def grade_line(grade: Grade | None, coverage: ScanCoverage) -> str:
-    """ "A", "A on 6 of 11 categories — incomplete: …", or "— not assessed — incomplete: …"."""
-    if grade is None:
-        return f"— not assessed — {coverage.note or 'incomplete: nothing was judged'}"
-    if not coverage.incomplete:
-        return grade
-    return (
-        f"{grade} on {coverage.covered} of {len(coverage.categories)} categories — {coverage.note}"
+    """"A", "A on 6 of 11 categories — incomplete: …", or "— not assessed — incomplete: …"."""
+    return format_grade_line(
+        grade, covered=coverage.covered, total=len(coverage.categories), note=coverage.note
     )
+
+
+def format_grade_line(grade: str | None, *, covered: int, total: int, note: str) -> str:
+    """``grade_line`` from stored parts (a Hub scan keeps the counts and the note, not the attempts)."""
+    if grade is None:
+        return f"— not assessed — {note or 'incomplete: nothing was judged'}"
+    if not note:
+        return grade
+    return f"{grade} on {covered} of {total} categories — {note}"
 
 
 def counts_line(findings: int, attempts: int, errors: int) -> str:
@@ -230,21 +237,31 @@ def report_coverage(report: ScanReport) -> ScanCoverage:
     )
 
 
-def _legacy_selection(report: ScanReport) -> tuple[list[str], dict[str, str]]:
+def legacy_unjudged(probe_id: str, *, skipped: str | None, judged: bool) -> str | None:
+    """For a scan recorded before coverage was: the category of ``probe_id`` if it is a catalogue
+    probe that needs a judge model and none judged it (skipped for want of one, or no model call)."""
     from giskard_nb.scan.catalogue import default_catalogue
 
-    catalogue = {p.id: p for p in default_catalogue().probes()}
+    probe = next((p for p in default_catalogue().probes() if p.id == probe_id), None)
+    if probe is None or not probe.judge:
+        return None
+    if skipped is not None:
+        return probe.category if "judge" in skipped else None
+    return probe.category if probe.needs_judge and not judged else None
+
+
+def _legacy_selection(report: ScanReport) -> tuple[list[str], dict[str, str]]:
     judged = {a.probe_id for a in report.attempts if a.usage.llm_calls > 0}
-    categories, unjudged = [], {}
+    categories = [p.get("category", "") for p in report.probes]
+    unjudged = {}
     for p in report.probes:
-        categories.append(p.get("category", ""))
-        probe = catalogue.get(p["id"])
-        if probe is not None and probe.needs_judge and p["id"] not in judged:
-            unjudged[p["id"]] = probe.category
+        category = legacy_unjudged(p["id"], skipped=None, judged=p["id"] in judged)
+        if category:
+            unjudged[p["id"]] = category
     for pid, why in report.skipped_probes.items():
-        probe = catalogue.get(pid)
-        if probe is not None and "judge" in why:
-            categories.append(probe.category)
-            unjudged[pid] = probe.category
+        category = legacy_unjudged(pid, skipped=why, judged=False)
+        if category:
+            categories.append(category)
+            unjudged[pid] = category
     categories += [a.category for a in report.attempts]
     return [c for c in dict.fromkeys(categories) if c], unjudged
