@@ -197,7 +197,7 @@ def honest_grade(attempts: Iterable[Gradable], coverage: ScanCoverage) -> Grade 
 
 
 def grade_line(grade: Grade | None, coverage: ScanCoverage) -> str:
-    """"A", "A on 6 of 11 categories — incomplete: …", or "— not assessed — incomplete: …"."""
+    """ "A", "A on 6 of 11 categories — incomplete: …", or "— not assessed — incomplete: …"."""
     return format_grade_line(
         grade, covered=coverage.covered, total=len(coverage.categories), note=coverage.note
     )
