@@ -137,7 +137,7 @@ def plot_grade_card(report: Any) -> go.Figure:
         showarrow=False, font={"size": 72, "color": "#fff"},
     )  # fmt: skip
     lines = [
-        f"<b>{label(_GRADE_TEXT.get(grade or '', 'not assessed: nothing was judged'))}</b>",
+        f"<b>{label(_GRADE_TEXT.get(grade or '', 'not assessed (nothing was judged)'))}</b>",
         label(report.counts_line, limit=120),
         f"highest severity: {label(report.highest_severity.label)}",
         f"status: {label(report.status)}",

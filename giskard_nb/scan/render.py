@@ -48,7 +48,7 @@ e = html.escape
 
 
 def grade_meaning(grade: str | None) -> str:
-    return _GRADE_TEXT.get(grade or "", "not assessed: nothing was judged")
+    return _GRADE_TEXT.get(grade or "", "nothing was judged")
 
 
 def _short(text: str, limit: int) -> str:

@@ -311,14 +311,21 @@ class ScanReport(BaseModel):
         return plot_grade_card(self)
 
     def probes_dataframe(self):
+        """One row per probe (``attrs``: the grade, ``grade_line`` and ``incomplete``)."""
         from giskard_nb.scan.summary import summaries_dataframe
 
-        return summaries_dataframe(self.probe_summaries())
+        return self._with_grade(summaries_dataframe(self.probe_summaries()))
 
     def categories_dataframe(self):
+        """One row per category with its ``coverage`` (``assessed``/``partial``/``not_assessed``) and
+        ``coverage_reason``; ``attrs`` hold the grade, ``grade_line`` and ``incomplete``."""
         from giskard_nb.scan.summary import summaries_dataframe
 
-        return summaries_dataframe(self.category_summaries())
+        return self._with_grade(summaries_dataframe(self.category_summaries()))
+
+    def _with_grade(self, df):
+        df.attrs.update(grade=self.grade, grade_line=self.grade_line, incomplete=self.incomplete)
+        return df
 
     def to_test_cases(self, attempt_ids: list[str] | None = None):
         """Regression scenarios (core ``Scenario``) for the chosen attempts (default: the findings)."""
