@@ -165,6 +165,8 @@ class ProbeSummary(BaseModel):
     ignored: int = 0
     highest_severity: Severity = Severity.SAFE
     skipped: str | None = None
+    #: It needs a judge model and ran (or was skipped) without one: it screened, it did not assess.
+    unjudged: bool = False
 
 
 class CategorySummary(BaseModel):

@@ -45,6 +45,10 @@ def probe_summaries(report: ScanReport) -> list[ProbeSummary]:
             s.highest_severity = max(s.highest_severity, a.severity)
         elif a.successful and a.review_status == ReviewStatus.IGNORED:
             s.ignored += 1
+    for probe_id, category in report.unjudged.items():
+        if probe_id in summaries:
+            summaries[probe_id].unjudged = True
+            summaries[probe_id].category = summaries[probe_id].category or category
     return list(summaries.values())
 
 
@@ -58,7 +62,7 @@ def category_summaries(report: ScanReport) -> list[CategorySummary]:
     for c in catalogue.categories():
         out[c.id] = CategorySummary(category=c.id, title=c.title, owasp_id=c.owasp_id)
     for p in probe_summaries(report):
-        if not p.category:
+        if not p.category or p.skipped:
             continue
         s = out.setdefault(p.category, CategorySummary(category=p.category, title=p.category))
         s.probes += 1

@@ -255,3 +255,10 @@ async def test_views_escape_untrusted_text(no_model):
     assert "&lt;script&gt;alert(3)" in html and "incomplete" in html
     card = report.plot_grade_card()
     assert "<script>" not in " ".join(a.text for a in card.layout.annotations)
+
+
+def test_probe_table_marks_the_unjudged_probes(offline_report):
+    probes = offline_report.probes_dataframe().set_index("probe_id")
+    assert probes.loc["harm.direct_request", "unjudged"]
+    assert not probes.loc["injection.direct_override", "unjudged"]
+    assert probes.attrs["incomplete"] is True

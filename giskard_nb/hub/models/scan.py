@@ -173,6 +173,8 @@ class ScanProbe(HubRecord):
                 f"{self.successes}/{self.attempts} successful, worst {self.highest_severity.label}"
             )
         )
+        if self.unjudged:
+            state += " (needs a judge model: screened, not assessed)"
         return f"<ScanProbe {self.probe_id} {state} id={self.id}>"
 
 
