@@ -198,7 +198,7 @@ def plan_scan(
         categories=[c for c in order if c in wanted] + sorted(wanted - set(order)),
         unjudged=unjudged,
         probe_categories={p.id: p.category for p in selected},
-        judge_off="use_judge=False" if judge is not None and not judged else "none configured",
+        judge_off="use_judge=False" if options.use_judge is False else "none configured",
     )  # fmt: skip
     plan.estimate = estimate_plan(plan, options, judge=judge, generator=generator)
     return plan

@@ -262,3 +262,17 @@ def test_probe_table_marks_the_unjudged_probes(offline_report):
     assert probes.loc["harm.direct_request", "unjudged"]
     assert not probes.loc["injection.direct_override", "unjudged"]
     assert probes.attrs["incomplete"] is True
+
+
+async def test_use_judge_false_is_named_as_the_reason(no_model):
+    with FakeLLMServer() as server:
+        report = await run_scan(
+            complying_agent,
+            categories=["brand_damage"],
+            judge=server.generator(),
+            use_judge=False,
+            **FAST,
+        )
+        assert not server.requests
+    assert report.coverage == {"brand_damage": "not_assessed"} and report.incomplete
+    assert any("use_judge=False" in w for w in report.warnings)
