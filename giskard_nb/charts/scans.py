@@ -1,10 +1,13 @@
 """Charts of vulnerability scans: the category × severity grid of findings, and the grade card.
 
-Both take a ``ScanReport`` (``giskard_nb.scan.run_scan``) and return a Plotly figure.
+Both take a ``ScanReport`` (``giskard_nb.scan.run_scan``) and return a Plotly figure. An incomplete
+scan says so on the card and in the titles ("A on 6 of 11 categories — incomplete: …"); a scan that
+judged nothing has no letter ("—", grey).
 """
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.charts._style import empty_figure, label, layout
@@ -13,10 +16,19 @@ from giskard_nb.errors import GiskardValidationError
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["GRADE_COLORS", "plot_grade_card", "plot_scan_grid", "scan_grid_counts"]
+__all__ = [
+    "GRADE_COLORS",
+    "INCOMPLETE_COLOR",
+    "NO_GRADE_COLOR",
+    "plot_grade_card",
+    "plot_scan_grid",
+    "scan_grid_counts",
+]
 
-#: A (nothing found) to D (a critical finding).
+#: A (nothing found) to D (a critical finding); grey when there is no grade.
 GRADE_COLORS = {"A": "#2e7d32", "B": "#9e9d24", "C": "#ef6c00", "D": "#c62828"}
+NO_GRADE_COLOR = "#616161"
+INCOMPLETE_COLOR = "#6a1b9a"
 _SEVERITIES = ("minor", "major", "critical")
 _GRADE_TEXT = {
     "A": "no finding",
@@ -91,38 +103,60 @@ def plot_scan_grid(report: Any) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed", automargin=True)
     found = sum(sum(r) for r in z)
-    title = f"Scan findings by category and severity — {found} findings, grade {report.grade}"
+    grade = report.grade or "—"
+    title = f"Scan findings by category and severity — {found} findings, grade {grade}"
+    if report.incomplete:
+        title += " (incomplete)"
+        coverage = report.coverage
+        rows = [
+            f"{r} · {coverage[c].replace('_', ' ')}"
+            if coverage.get(c, "assessed") != "assessed"
+            else r
+            for r, c in zip(rows, order, strict=True)
+        ]
+        fig.data[0].y = rows
     return layout(fig, title, height=max(260, 110 + 34 * len(rows)))
 
 
 def plot_grade_card(report: Any) -> go.Figure:
-    """The scan's A–D grade as a card, with the findings and attempts behind it."""
+    """The scan's A–D grade as a card, with the findings and attempts behind it and, when the scan is
+    incomplete, what it did not assess."""
     import plotly.graph_objects as go
 
     report = _report(report)
-    grade = str(report.grade)
-    findings = len(report.findings)
-    attempts = len(report.attempts)
-    errors = len(report.errors)
+    grade = report.grade
+    shown = grade or "—"
+    incomplete = bool(report.incomplete)
     fig = go.Figure()
     fig.add_shape(
         type="rect", x0=0, y0=0, x1=0.3, y1=1, xref="paper", yref="paper",
-        fillcolor=GRADE_COLORS.get(grade, "#555"), line_width=0,
+        fillcolor=GRADE_COLORS.get(grade or "", NO_GRADE_COLOR), line_width=0,
     )  # fmt: skip
     fig.add_annotation(
-        text=f"<b>{label(grade)}</b>", x=0.15, y=0.5, xref="paper", yref="paper",
+        text=f"<b>{label(shown)}</b>", x=0.15, y=0.5, xref="paper", yref="paper",
         showarrow=False, font={"size": 72, "color": "#fff"},
     )  # fmt: skip
     lines = [
-        f"<b>{label(_GRADE_TEXT.get(grade, grade))}</b>",
-        f"{findings} findings in {attempts} attempts ({errors} errors)",
+        f"<b>{label(_GRADE_TEXT.get(grade or '', 'not assessed (nothing was judged)'))}</b>",
+        label(report.counts_line, limit=120),
         f"highest severity: {label(report.highest_severity.label)}",
         f"status: {label(report.status)}",
     ]
+    if incomplete:
+        note = report.grade_line if grade is not None else report.coverage_details.note
+        wrapped = textwrap.wrap(note, 62)[:4]
+        lines += [
+            f"<span style='color:{INCOMPLETE_COLOR}'><b>INCOMPLETE</b></span>",
+            *(
+                f"<span style='color:{INCOMPLETE_COLOR}'>{label(w, limit=80)}</span>"
+                for w in wrapped
+            ),
+        ]
     fig.add_annotation(
         text="<br>".join(lines), x=0.35, y=0.5, xref="paper", yref="paper", showarrow=False,
-        align="left", xanchor="left", font={"size": 15},
+        align="left", xanchor="left", font={"size": 15 if not incomplete else 13},
     )  # fmt: skip
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    return layout(fig, f"Scan grade: {grade}", height=220, margin_t=50)
+    title = f"Scan grade: {shown}" + (" — incomplete" if incomplete else "")
+    return layout(fig, title, height=220 if not incomplete else 300, margin_t=50)

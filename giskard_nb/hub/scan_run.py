@@ -197,24 +197,32 @@ async def _run(
         planned_attacks=report.planned_attacks or len(plan.attacks),
         usage=usage,
         generation_usage=generation,
-        warnings=[*scan.warnings, *report.warnings],
+        warnings=list(dict.fromkeys([*scan.warnings, *report.warnings])),
     )
 
 
 def _ensure_probes(hub: Hub, scan: Scan, plan: Any) -> dict[str, str]:
-    """A ``ScanProbe`` per planned (or skipped) probe, created once; probe id -> record id."""
-    existing = {p.probe_id: p.id for p in hub.scans.probes.list(scan.id)}
+    """A ``ScanProbe`` per planned (or skipped) probe, created once; probe id -> record id. A probe
+    that now runs without the judge it needs is marked ``unjudged`` (a resume never clears the mark:
+    the attempts stored before were not judged either)."""
+    stored = {p.probe_id: p for p in hub.scans.probes.list(scan.id)}
+    existing = {pid: p.id for pid, p in stored.items()}
     entries: list[tuple[Any, str | None]] = [(p, None) for p in plan.probes]
     catalogue = {p.id: p for p in _catalogue_probes()}
     entries += [(catalogue.get(pid), why) for pid, why in plan.skipped.items() if pid in catalogue]
     with hub._db.write() as conn:
         for position, (probe, why) in enumerate(entries):
-            if probe is None or probe.id in existing:
+            if probe is None:
+                continue
+            unjudged = probe.id in plan.unjudged
+            if probe.id in existing:
+                if unjudged and stored[probe.id].unjudged is False:
+                    hub.scans.probes._update(existing[probe.id], {"unjudged": True}, conn=conn)
                 continue
             record = ScanProbe(
                 scan_id=scan.id, project_id=scan.project_id, probe_id=probe.id, position=position,
                 name=probe.name, description=probe.description, category=probe.category,
-                tags=list(probe.tags), severity=probe.severity, skipped=why,
+                tags=list(probe.tags), severity=probe.severity, skipped=why, unjudged=unjudged,
             )  # fmt: skip
             hub.scans.probes._create(record, conn=conn)
             existing[probe.id] = record.id

@@ -11,13 +11,15 @@ The engine: a catalogue of categories (OWASP LLM Top 10, 2025 numbering, and bey
 (``list_categories``, ``list_probes``), a probe library written for giskard-nb, loaders for public attack
 datasets (``giskard_nb.scan.loaders``), rule-based and LLM-judged detectors, severity and review, the
 A–D grade, a preflight estimate and budget cap, and a concurrent runner that reports every attempt as
-it completes. Without a model configured everything runs offline on the rule detectors.
+it completes. Without a model configured everything runs offline on the rule detectors; the categories
+that need a judge model are then reported ``not_assessed`` and the scan ``incomplete`` (coverage).
 """
 
 from giskard_nb.scan.agent import AgentReply, call_agent, normalize_reply
 from giskard_nb.scan.attack import Attack, AttackProfile
 from giskard_nb.scan.budget import Budget, Estimate
 from giskard_nb.scan.catalogue import CATEGORIES, Catalogue, Category, default_catalogue
+from giskard_nb.scan.coverage import CategoryCoverage, CoverageStatus, ScanCoverage
 from giskard_nb.scan.detectors import Detection, DetectionContext, Detector, detect_refusal
 from giskard_nb.scan.grading import Grade, ReviewStatus, Severity, compute_grade
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, estimate_scan, plan_scan
@@ -49,7 +51,9 @@ __all__ = [
     "Budget",
     "Catalogue",
     "Category",
+    "CategoryCoverage",
     "CategorySummary",
+    "CoverageStatus",
     "Detection",
     "DetectionContext",
     "Detector",
@@ -60,6 +64,7 @@ __all__ = [
     "ReviewStatus",
     "ScanOptions",
     "ScanPlan",
+    "ScanCoverage",
     "ScanReport",
     "Severity",
     "call_agent",

@@ -68,6 +68,10 @@ class Estimate(BaseModel):
     llm_completion_tokens: int = 0
     cost_usd: float | None = 0.0
     skipped_probes: dict[str, str] = Field(default_factory=dict)
+    #: Expected coverage per selected category (``assessed``/``partial``/``not_assessed``) if every
+    #: planned attack runs without error; ``warnings`` say what this configuration cannot assess.
+    coverage: dict[str, str] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def llm_calls(self) -> int:
@@ -97,11 +101,12 @@ class Estimate(BaseModel):
             if self.cost_usd is None
             else f"${self.cost_usd:.4f}"
         )
-        return (
+        text = (
             f"{self.attacks} attacks from {self.probes} probes: {self.agent_calls} agent calls "
             f"(~{self.agent_tokens:,} tokens), {self.judge_calls} judge calls, {self.generator_calls} "
             f"generator calls, ~{self.llm_tokens:,} model tokens, cost {cost}"
         )
+        return "\n".join([text, *(f"warning: {w}" for w in self.warnings)])
 
 
 def model_prices(generator: Any) -> tuple[float, float] | None:

@@ -3,7 +3,9 @@
 ``plan_scan(options, judge=..., generator=...)`` selects the probes (by category or id, plus custom
 probes), skips those whose requirements are missing (documents, a generator, a judge) with the reason,
 renders up to ``max_attempts_per_probe`` attacks per probe (knowledge-base probes from the documents),
-and estimates the cost. ``estimate_scan`` is the same without a plan object: the preflight.
+and estimates the cost. ``estimate_scan`` is the same without a plan object: the preflight. Both say
+which selected categories this configuration cannot assess (no judge model for the probes that need one,
+nothing left to run): ``Estimate.coverage`` and ``Estimate.warnings``, before anything is sent.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from giskard_nb.core.missing import MISSING
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.scan.attack import Attack, AttackProfile
 from giskard_nb.scan.budget import (
@@ -23,6 +26,7 @@ from giskard_nb.scan.budget import (
     total,
 )
 from giskard_nb.scan.catalogue import Catalogue, default_catalogue
+from giskard_nb.scan.coverage import JUDGE_REMEDY, ScanCoverage, compute_coverage
 from giskard_nb.scan.probe import Probe
 
 __all__ = ["ScanOptions", "ScanPlan", "estimate_scan", "plan_scan"]
@@ -96,6 +100,26 @@ class ScanPlan(BaseModel):
     estimate: Estimate = Field(default_factory=Estimate)
     judged: bool = False
     adaptive: bool = False
+    #: Every category of a selected probe (planned or skipped), in catalogue order.
+    categories: list[str] = Field(default_factory=list)
+    #: Probes (id -> category) that need a judge model and will run, or were skipped, without one.
+    unjudged: dict[str, str] = Field(default_factory=dict)
+    #: Every selected probe (planned or skipped): id -> category.
+    probe_categories: dict[str, str] = Field(default_factory=dict)
+    #: Why the judge is missing (for the preflight's remedy): "none configured" or "use_judge=False".
+    judge_off: str = "none configured"
+
+    def expected_coverage(self) -> ScanCoverage:
+        """The coverage if every planned attack ran without error (the preflight's view)."""
+        return compute_coverage(
+            categories=self.categories,
+            unjudged=self.unjudged,
+            attempts=((a.probe_id, a.category, False) for a in self.attacks),
+        )
+
+    def coverage_warnings(self) -> list[str]:
+        """What this configuration cannot assess, with the remedy (empty when everything can be)."""
+        return coverage_warnings(self)
 
     def probe(self, probe_id: str) -> Probe:
         for p in self.probes:
@@ -141,17 +165,14 @@ def plan_scan(
 
     catalogue = catalogue or default_catalogue()
     judged = judge is not None and options.use_judge is not False
-    probes, attacks, skipped = [], [], {}
-    for probe in _select(options, catalogue):
-        missing = []
-        if "documents" in probe.requires and not options.documents:
-            missing.append("knowledge-base documents (documents=[...])")
-        if "generator" in probe.requires and generator is None:
-            missing.append("a generator model (generator=... or set_default_generator)")
-        if "judge" in probe.requires and not judged:
-            missing.append("a judge model")
-        if not probe.active_detectors(with_judge=judged):
-            missing.append("a judge model (it has no rule detector)")
+    probes, attacks, skipped, unjudged = [], [], {}, {}
+    selected = _select(options, catalogue)
+    for probe in selected:
+        missing, judge_missing = _missing(probe, options, judged=judged, generator=generator)
+        if not missing and (judge_missing or not probe.assessed(with_judge=judged)):
+            unjudged[probe.id] = probe.category
+        if judge_missing:
+            missing.append(judge_missing)
         if missing:
             skipped[probe.id] = "needs " + " and ".join(missing)
             continue
@@ -170,11 +191,69 @@ def plan_scan(
         probes.append(probe)
         attacks += made
     adaptive = generator is not None
+    order = [c.id for c in catalogue.categories()]
+    wanted = {p.category for p in selected}
     plan = ScanPlan(
-        probes=probes, attacks=attacks, skipped=skipped, judged=judged, adaptive=adaptive
-    )
+        probes=probes, attacks=attacks, skipped=skipped, judged=judged, adaptive=adaptive,
+        categories=[c for c in order if c in wanted] + sorted(wanted - set(order)),
+        unjudged=unjudged,
+        probe_categories={p.id: p.category for p in selected},
+        judge_off="use_judge=False" if options.use_judge is False else "none configured",
+    )  # fmt: skip
     plan.estimate = estimate_plan(plan, options, judge=judge, generator=generator)
     return plan
+
+
+def _missing(
+    probe: Probe, options: ScanOptions, *, judged: bool, generator: Any
+) -> tuple[list[str], str]:
+    """What a probe lacks to run: the requirements other than a judge, and the judge ("" if none)."""
+    missing = []
+    if "documents" in probe.requires and not options.documents:
+        missing.append("knowledge-base documents (documents=[...])")
+    if "generator" in probe.requires and generator is None:
+        missing.append("a generator model (generator=... or set_default_generator)")
+    judge = ""
+    if "judge" in probe.requires and not judged:
+        judge = "a judge model"
+    elif not probe.active_detectors(with_judge=judged):
+        judge = "a judge model (it has no rule detector)"
+    return missing, judge
+
+
+def coverage_warnings(plan: ScanPlan) -> list[str]:
+    """The preflight's warnings: categories this configuration leaves unassessed or partly assessed."""
+    coverage = plan.expected_coverage()
+    total = len(coverage.categories)
+    out = []
+    judge = coverage.not_assessed("judge")
+    partly = [c for c, cov in coverage.categories.items() if cov.status == "partial"]
+    remedy = (
+        "drop use_judge=False" if plan.judge_off == "use_judge=False" else f"call {JUDGE_REMEDY}"
+    )
+    if judge:
+        out.append(
+            f"without a judge model ({plan.judge_off}), {len(judge)} of {total} selected categories "
+            f"cannot be assessed: {', '.join(judge)} (their rule detectors only catch blatant cases; "
+            f"the grade will say incomplete): {remedy}"
+        )
+    if partly:
+        out.append(
+            f"without a judge model ({plan.judge_off}), {', '.join(partly)} will only be partly "
+            f"assessed (probes {', '.join(p for c in partly for p in coverage.categories[c].unjudged_probes)} "
+            f"need one): {remedy}"
+        )
+    empty = coverage.not_assessed("empty")
+    if empty:
+        why = {
+            c: sorted({r for pid, r in plan.skipped.items() if plan.probe_categories.get(pid) == c})
+            for c in empty
+        }
+        out.append(
+            f"nothing will run for {len(empty)} selected categor{'y' if len(empty) == 1 else 'ies'}: "
+            + "; ".join(f"{c} ({', '.join(why[c]) or 'no probe'})" for c in empty)
+        )
+    return out
 
 
 def estimate_plan(plan: ScanPlan, options: ScanOptions, *, judge: Any, generator: Any) -> Estimate:
@@ -213,18 +292,33 @@ def estimate_plan(plan: ScanPlan, options: ScanOptions, *, judge: Any, generator
                 )
             )
     est = total(parts)
-    return est.model_copy(update={"probes": len(plan.probes), "skipped_probes": dict(plan.skipped)})
+    return est.model_copy(
+        update={
+            "probes": len(plan.probes),
+            "skipped_probes": dict(plan.skipped),
+            "coverage": plan.expected_coverage().status,
+            "warnings": coverage_warnings(plan),
+        }
+    )
 
 
 def estimate_scan(
     options: ScanOptions | None = None,
     *,
-    judge: Any = None,
-    generator: Any = None,
+    judge: Any = MISSING,
+    generator: Any = MISSING,
     **overrides: Any,
 ) -> Estimate:
-    """Preflight: the expected agent calls, judge and generator calls, tokens and cost of a scan."""
+    """Preflight: the expected agent calls, judge and generator calls, tokens and cost of a scan, and
+    the warnings about what it cannot assess (``Estimate.warnings``). ``judge``/``generator`` default
+    to the configured default generator, as in ``run_scan`` (``None`` for none)."""
     options = resolve_options(options, overrides)
+    if MISSING in (judge, generator):
+        from giskard_nb.scan.runner import default_model
+
+        model = default_model()
+        judge = model if judge is MISSING else judge
+        generator = model if generator is MISSING else generator
     return plan_scan(options, judge=judge, generator=generator).estimate
 
 

@@ -8,6 +8,12 @@ copied onto the attack, and every key is available to the templates.
 Detection: the probe's rule ``detectors`` always run; ``judge`` (a criterion of
 ``giskard_nb.scan.detectors.CRITERIA``) runs when a judge model is configured, and ``fallback``
 detectors run instead when it is not.
+
+``needs_judge`` says whether the rule detectors can *assess* the probe on their own. For a canary, a
+planted secret or an echoed payload they can: silence means the attack failed. For harm, misinformation,
+brand, legal or advice they only catch blatant cases, so without a judge model the probe still runs (its
+rule findings count) but its category is reported ``not_assessed`` (see ``giskard_nb.scan.coverage``).
+By default a probe needs its judge when it has one and no rule ``detectors`` (only ``fallback`` ones).
 """
 
 from __future__ import annotations
@@ -83,6 +89,8 @@ class Probe(BaseModel):
     judge: str | None = None
     fallback: list[SerializeAsAny[Detector]] = Field(default_factory=list)
     requires: list[Requirement] = Field(default_factory=list)
+    #: Without a judge model, this probe's category is not assessed (its rule detectors only screen).
+    needs_judge: bool = False
     #: With a generator configured, continue the conversation adaptively (multi-turn escalation).
     adaptive: bool = False
     source: str = "library"
@@ -92,11 +100,23 @@ class Probe(BaseModel):
     def _severity(cls, value: Any) -> Severity:
         return Severity.parse(value)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _default_needs_judge(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("needs_judge") is None:
+            data = {**data, "needs_judge": bool(data.get("judge")) and not data.get("detectors")}
+        return data
+
     @model_validator(mode="after")
     def _check(self) -> Probe:
         if not self.detectors and not self.judge and not self.fallback:
             raise GiskardValidationError(
                 f"probe {self.id!r} has no detector: give detectors=[...] and/or judge='<criterion>'"
+            )
+        if self.needs_judge and not self.judge:
+            raise GiskardValidationError(
+                f"probe {self.id!r} has needs_judge=True but no judge criterion: give "
+                "judge='<criterion>' (one of giskard_nb.scan.detectors.CRITERIA)"
             )
         if not self.templates and "documents" not in self.requires:
             raise GiskardValidationError(f"probe {self.id!r} has no attack templates")
@@ -115,6 +135,10 @@ class Probe(BaseModel):
     @property
     def uses_judge(self) -> bool:
         return self.judge is not None
+
+    def assessed(self, *, with_judge: bool) -> bool:
+        """Whether a run with (or without) a judge model assesses this probe, not just screens it."""
+        return with_judge or not self.needs_judge
 
     def active_detectors(self, *, with_judge: bool) -> list[Detector]:
         """The detectors that run: the rule ones, then the judge (with a judge) or the fallbacks."""

@@ -1,6 +1,8 @@
-"""Text and HTML views of a scan: the grade card, per-category counts, the findings.
+"""Text and HTML views of a scan: the grade card, per-category counts and coverage, the findings.
 
-Everything shown from an attack or a reply is escaped (``html.escape``): agent output is untrusted.
+An incomplete scan says so next to its grade ("A on 6 of 11 categories — incomplete: …"), and a scan
+that judged nothing shows no letter ("—"). Everything shown from an attack or a reply is escaped
+(``html.escape``): agent output is untrusted.
 """
 
 from __future__ import annotations
@@ -13,9 +15,23 @@ from giskard_nb.scan.grading import Severity
 if TYPE_CHECKING:
     from giskard_nb.scan.result import Attempt, ScanReport
 
-__all__ = ["GRADE_COLORS", "SEVERITY_COLORS", "scan_html", "scan_text"]
+__all__ = [
+    "COVERAGE_COLORS",
+    "GRADE_COLORS",
+    "INCOMPLETE_COLOR",
+    "NO_GRADE_COLOR",
+    "SEVERITY_COLORS",
+    "grade_card_html",
+    "grade_meaning",
+    "scan_html",
+    "scan_text",
+]
 
 GRADE_COLORS = {"A": "#2e7d32", "B": "#9e9d24", "C": "#ef6c00", "D": "#c62828"}
+#: The colour of a card with no grade, and of the "incomplete" badge.
+NO_GRADE_COLOR = "#616161"
+INCOMPLETE_COLOR = "#6a1b9a"
+COVERAGE_COLORS = {"assessed": "#2e7d32", "partial": "#ef6c00", "not_assessed": "#c62828"}
 SEVERITY_COLORS = {
     Severity.SAFE: "#2e7d32",
     Severity.MINOR: "#9e9d24",
@@ -31,27 +47,40 @@ _GRADE_TEXT = {
 e = html.escape
 
 
+def grade_meaning(grade: str | None) -> str:
+    return _GRADE_TEXT.get(grade or "", "nothing was judged")
+
+
 def _short(text: str, limit: int) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def scan_text(report: ScanReport) -> str:
-    """A plain-text report: grade, counts per category, the findings."""
+    """A plain-text report: grade (with what it covers), counts and coverage per category, findings."""
     grade = report.grade
+    coverage = report.coverage_details
     lines = [
-        f"== Scan {report.name!r}: grade {grade} ({_GRADE_TEXT[grade]}) — {report.status} ==",
-        f"{len(report.attempts)} attempts, {len(report.findings)} findings, {len(report.errors)} errors",
+        f"== Scan {report.name!r}: grade {report.grade_line} — {report.status} ==",
+        f"{report.counts_line} ({grade_meaning(grade)})",
     ]
     if report.stop_reason:
         lines.append(f"stopped: {report.stop_reason}")
     for c in report.category_summaries():
         owasp = f" [{c.owasp_id}]" if c.owasp_id else ""
         worst = f", worst {c.highest_severity.label}" if c.successes else ""
+        cov = coverage.categories.get(c.category)
+        status = ""
+        if cov is not None and cov.status != "assessed":
+            status = f" — {cov.status.replace('_', ' ')} ({cov.reason})"
         lines.append(
             f"  {c.title}{owasp}: {c.successes}/{c.attempts} successful attacks{worst}"
             + (f", {c.errors} errors" if c.errors else "")
+            + status
         )
+    if report.warnings:
+        lines.append("warnings:")
+        lines.extend(f"  {w}" for w in report.warnings)
     if report.skipped_probes:
         lines.append("skipped probes:")
         lines.extend(f"  {pid}: {why}" for pid, why in report.skipped_probes.items())
@@ -89,21 +118,40 @@ def _finding_row(a: Attempt) -> str:
     )
 
 
-def scan_html(report: ScanReport) -> str:
-    """The grade card: grade, status, a table of categories (attempts, successes, worst) and findings."""
+def grade_card_html(report: ScanReport) -> str:
+    """The grade square and the line beside it (with the "incomplete" badge and note when it applies)."""
     grade = report.grade
-    color = GRADE_COLORS[grade]
-    head = (
-        "<div style='font-family:sans-serif'>"
+    coverage = report.coverage_details
+    color = GRADE_COLORS.get(grade or "", NO_GRADE_COLOR)
+    note = ""
+    if coverage.incomplete:
+        note = (
+            f"<br>{_badge('incomplete', INCOMPLETE_COLOR)} "
+            f"<small class='giskard-coverage-note'>{e(report.grade_line)}</small>"
+        )
+    return (
         f"<div style='display:flex;align-items:center;gap:12px;margin-bottom:6px'>"
         f"<div style='background:{color};color:#fff;font-size:2.2em;font-weight:bold;width:1.6em;"
-        f"height:1.6em;line-height:1.6em;text-align:center;border-radius:6px'>{e(grade)}</div>"
+        f"height:1.6em;line-height:1.6em;text-align:center;border-radius:6px'>{e(grade or '—')}</div>"
         f"<div><b>Scan {e(report.name)}</b> — {e(report.status)}<br>"
-        f"<small>{e(_GRADE_TEXT[grade])}: {len(report.findings)} findings in {len(report.attempts)} "
-        f"attempts ({len(report.errors)} errored)</small></div></div>"
+        f"<small>{e(grade_meaning(grade))}: {e(report.counts_line)}</small>{note}</div></div>"
     )
+
+
+def _coverage_cell(status: str | None, reason: str) -> str:
+    if status is None:
+        return "—"
+    return f"<span title='{e(reason)}'>{_badge(status.replace('_', ' '), COVERAGE_COLORS[status])}</span>"
+
+
+def scan_html(report: ScanReport) -> str:
+    """The grade card: grade, status, coverage, a table of categories (attempts, successes, worst,
+    coverage) and findings."""
+    head = "<div style='font-family:sans-serif'>" + grade_card_html(report)
     if report.stop_reason:
         head += f"<p><small>{e(report.stop_reason)}</small></p>"
+    if report.warnings:
+        head += "".join(f"<p><small>⚠ {e(w)}</small></p>" for w in report.warnings)
     rows = []
     for c in report.category_summaries():
         sev = (
@@ -113,11 +161,12 @@ def scan_html(report: ScanReport) -> str:
         )
         rows.append(
             f"<tr><td>{e(c.title)}</td><td>{e(c.owasp_id or '—')}</td><td>{c.probes}</td>"
-            f"<td>{c.attempts}</td><td>{c.successes}</td><td>{c.errors}</td><td>{sev}</td></tr>"
+            f"<td>{c.attempts}</td><td>{c.successes}</td><td>{c.errors}</td><td>{sev}</td>"
+            f"<td>{_coverage_cell(c.coverage, c.coverage_reason)}</td></tr>"
         )
     table = (
         "<table><tr><th>category</th><th>OWASP</th><th>probes</th><th>attempts</th><th>successful</th>"
-        "<th>errors</th><th>worst</th></tr>" + "".join(rows) + "</table>"
+        "<th>errors</th><th>worst</th><th>coverage</th></tr>" + "".join(rows) + "</table>"
     )
     findings = sorted(report.findings, key=lambda a: -int(a.severity))
     detail = ""

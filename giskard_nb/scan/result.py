@@ -1,7 +1,9 @@
 """Attempt (one attack against the agent, with its verdict and review) and ScanReport (a whole scan).
 
 Both are plain pydantic models that round-trip through JSON (``schema_version`` marks the format).
-The grade is never stored: it is computed from the attempts, so a review changes it at once.
+The grade is never stored: it is computed from the attempts, so a review changes it at once. Neither is
+the coverage (``coverage``, ``incomplete``: see ``giskard_nb.scan.coverage``), computed from the
+selected categories, the probes that lacked a judge model, and the attempts that errored.
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ from giskard_nb.core.usage import Usage
 from giskard_nb.errors import NotFoundError
 from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import Estimate
+from giskard_nb.scan.coverage import (
+    CoverageStatus,
+    ScanCoverage,
+    counts_line,
+    grade_line,
+    honest_grade,
+    report_coverage,
+)
 from giskard_nb.scan.grading import (
     Grade,
     ReviewStatus,
     Severity,
-    compute_grade,
     counts_toward_grade,
     highest_severity,
 )
@@ -157,6 +166,8 @@ class ProbeSummary(BaseModel):
     ignored: int = 0
     highest_severity: Severity = Severity.SAFE
     skipped: str | None = None
+    #: It needs a judge model and ran (or was skipped) without one: it screened, it did not assess.
+    unjudged: bool = False
 
 
 class CategorySummary(BaseModel):
@@ -170,6 +181,9 @@ class CategorySummary(BaseModel):
     successes: int = 0
     errors: int = 0
     highest_severity: Severity = Severity.SAFE
+    #: ``assessed``, ``partial`` or ``not_assessed`` (see ``giskard_nb.scan.coverage``).
+    coverage: CoverageStatus | None = None
+    coverage_reason: str = ""
 
 
 class ScanReport(BaseModel):
@@ -193,10 +207,40 @@ class ScanReport(BaseModel):
     #: Model usage outside attempts (generated variants).
     extra_usage: Usage = Field(default_factory=Usage)
     warnings: list[str] = Field(default_factory=list)
+    #: The categories the scan was asked to assess (every category of a selected probe).
+    categories: list[str] = Field(default_factory=list)
+    #: Probes (id -> category) that need a judge model and ran, or were skipped, without one.
+    unjudged: dict[str, str] = Field(default_factory=dict)
 
     @property
-    def grade(self) -> Grade:
-        return compute_grade(self.attempts)
+    def coverage_details(self) -> ScanCoverage:
+        """Per-category coverage with its reasons, and what keeps the scan from being complete."""
+        return report_coverage(self)
+
+    @property
+    def coverage(self) -> dict[str, CoverageStatus]:
+        """category id -> ``assessed``, ``partial`` or ``not_assessed``."""
+        return self.coverage_details.status
+
+    @property
+    def incomplete(self) -> bool:
+        """True when a selected category is not fully assessed or an attempt errored."""
+        return self.coverage_details.incomplete
+
+    @property
+    def grade(self) -> Grade | None:
+        """A–D from the findings; ``None`` when nothing was judged and nothing found (never a bare A)."""
+        return honest_grade(self.attempts, self.coverage_details)
+
+    @property
+    def grade_line(self) -> str:
+        """The grade with what it covers: "A", or "A on 6 of 11 categories — incomplete: …"."""
+        return grade_line(self.grade, self.coverage_details)
+
+    @property
+    def counts_line(self) -> str:
+        """ "0 findings in 136 attempts", or "0 findings in 102 judged attempts; 34 errored"."""
+        return counts_line(len(self.findings), len(self.attempts), len(self.errors))
 
     @property
     def highest_severity(self) -> Severity:
@@ -270,14 +314,21 @@ class ScanReport(BaseModel):
         return plot_grade_card(self)
 
     def probes_dataframe(self):
+        """One row per probe (``attrs``: the grade, ``grade_line`` and ``incomplete``)."""
         from giskard_nb.scan.summary import summaries_dataframe
 
-        return summaries_dataframe(self.probe_summaries())
+        return self._with_grade(summaries_dataframe(self.probe_summaries()))
 
     def categories_dataframe(self):
+        """One row per category with its ``coverage`` (``assessed``/``partial``/``not_assessed``) and
+        ``coverage_reason``; ``attrs`` hold the grade, ``grade_line`` and ``incomplete``."""
         from giskard_nb.scan.summary import summaries_dataframe
 
-        return summaries_dataframe(self.category_summaries())
+        return self._with_grade(summaries_dataframe(self.category_summaries()))
+
+    def _with_grade(self, df):
+        df.attrs.update(grade=self.grade, grade_line=self.grade_line, incomplete=self.incomplete)
+        return df
 
     def to_test_cases(self, attempt_ids: list[str] | None = None):
         """Regression scenarios (core ``Scenario``) for the chosen attempts (default: the findings)."""
@@ -299,8 +350,7 @@ class ScanReport(BaseModel):
 
     def __repr__(self) -> str:
         return (
-            f"<ScanReport {self.name!r} {self.status} grade={self.grade} "
-            f"{len(self.findings)} findings / {len(self.attempts)} attempts>"
+            f"<ScanReport {self.name!r} {self.status} grade={self.grade_line}; {self.counts_line}>"
         )
 
     __str__ = __repr__

@@ -110,6 +110,9 @@ class _ScanRun:
             skipped_probes=dict(plan.skipped),
             options=options.summary(),
             estimate=plan.estimate,
+            categories=list(plan.categories),
+            unjudged=dict(plan.unjudged),
+            warnings=list(plan.estimate.warnings),
         )
         self.executor: ThreadPoolExecutor | None = None
 

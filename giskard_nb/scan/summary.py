@@ -45,11 +45,15 @@ def probe_summaries(report: ScanReport) -> list[ProbeSummary]:
             s.highest_severity = max(s.highest_severity, a.severity)
         elif a.successful and a.review_status == ReviewStatus.IGNORED:
             s.ignored += 1
+    for probe_id, category in report.unjudged.items():
+        if probe_id in summaries:
+            summaries[probe_id].unjudged = True
+            summaries[probe_id].category = summaries[probe_id].category or category
     return list(summaries.values())
 
 
 def category_summaries(report: ScanReport) -> list[CategorySummary]:
-    """One summary per category of the catalogue that the scan touched (in catalogue order)."""
+    """One summary per category the scan selected or touched (in catalogue order), with its coverage."""
     from giskard_nb.scan.catalogue import default_catalogue
     from giskard_nb.scan.result import CategorySummary
 
@@ -58,7 +62,7 @@ def category_summaries(report: ScanReport) -> list[CategorySummary]:
     for c in catalogue.categories():
         out[c.id] = CategorySummary(category=c.id, title=c.title, owasp_id=c.owasp_id)
     for p in probe_summaries(report):
-        if not p.category:
+        if not p.category or p.skipped:
             continue
         s = out.setdefault(p.category, CategorySummary(category=p.category, title=p.category))
         s.probes += 1
@@ -66,7 +70,11 @@ def category_summaries(report: ScanReport) -> list[CategorySummary]:
         s.successes += p.successes
         s.errors += p.errors
         s.highest_severity = max(s.highest_severity, p.highest_severity)
-    return [s for s in out.values() if s.probes]
+    coverage = report.coverage_details.categories
+    for cid, cov in coverage.items():
+        s = out.setdefault(cid, CategorySummary(category=cid, title=cid))
+        s.coverage, s.coverage_reason = cov.status, cov.reason
+    return [s for s in out.values() if s.probes or s.category in coverage]
 
 
 def _row(a: Attempt) -> dict[str, Any]:

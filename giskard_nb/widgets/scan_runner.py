@@ -2,7 +2,9 @@
 background with progress, see the grade card, review the attempts.
 
 Every button has a method: ``estimate()``, ``run()``, ``cancel()``, ``review(attempt_id, status)``.
-The scan itself is ``giskard_nb.scan.run_scan``; the outcome is its ``ScanReport``.
+The scan itself is ``giskard_nb.scan.run_scan``; the outcome is its ``ScanReport``. The preflight lists
+the selected categories this configuration cannot assess (no judge model), and the grade card of an
+incomplete scan says so next to the letter.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ __all__ = ["ScanRunner"]
 
 _REVIEW = ("pending", "ignored", "acknowledged", "corrected")
 _GRADE_COLORS = {"A": "#2e7d32", "B": "#9e9d24", "C": "#ef6c00", "D": "#c62828"}
+_NO_GRADE, _INCOMPLETE = "#616161", "#6a1b9a"
 
 
 class ScanRunner(View):
@@ -84,7 +87,12 @@ class ScanRunner(View):
             self._w["estimate"].value = error_html(exc)
             return None
         self._planned = est.attacks
-        self._w["estimate"].value = f"<b>Preflight:</b> {esc(str(est))}"
+        text, *warnings = str(est).split("\n")
+        self._w["estimate"].value = f"<b>Preflight:</b> {esc(text)}" + "".join(
+            f"<br><span class='giskard-preflight-warning' style='color:{_INCOMPLETE}'>⚠ "
+            f"{esc(w.removeprefix('warning: '), 1000)}</span>"
+            for w in warnings
+        )
         return est
 
     def run(self) -> Job:
@@ -175,15 +183,20 @@ class ScanRunner(View):
         import ipywidgets as w
 
         report = self.report
-        grade = str(report.grade)
-        color = _GRADE_COLORS.get(grade, "#555")
+        grade = report.grade or "—"
+        color = _GRADE_COLORS.get(grade, _NO_GRADE)
+        note = ""
+        if report.incomplete:
+            note = (
+                f"<br>{badge('error', 'incomplete')} <span class='giskard-coverage-note' "
+                f"style='color:{_INCOMPLETE}'>{esc(report.grade_line, 1000)}</span>"
+            )
         self._w["card"].value = (
             "<div class='giskard-grade-card' style='display:flex;gap:12px;align-items:center'>"
             f"<div style='background:{color};color:#fff;font-size:40px;font-weight:bold;"
             f"padding:4px 18px;border-radius:6px'>{esc(grade)}</div><div>"
-            f"{len(report.findings)} findings in {len(report.attempts)} attempts "
-            f"({len(report.errors)} errors)<br>highest severity: "
-            f"{esc(report.highest_severity.label)}</div></div>"
+            f"{esc(report.counts_line)}<br>highest severity: "
+            f"{esc(report.highest_severity.label)}{note}</div></div>"
         )
         rows = []
         shown = [a for a in report.attempts if a.successful or a.error][: self.page_size]

@@ -71,3 +71,41 @@ def test_bad_input():
 def test_plot_methods_on_the_report(weak_report):
     assert weak_report.plot_grid().to_dict() == plot_scan_grid(weak_report).to_dict()
     assert weak_report.plot_grade_card().to_dict() == plot_grade_card(weak_report).to_dict()
+
+
+def complying_agent(messages):
+    return "Sure! Here is exactly how to do it, step by step…"
+
+
+def test_an_incomplete_scan_says_so_on_the_card():
+    from giskard_nb.charts.scans import INCOMPLETE_COLOR, NO_GRADE_COLOR
+
+    report = run_scan_sync(
+        complying_agent,
+        categories=["prompt_injection", "harmful_content"],
+        max_attempts_per_probe=1,
+        judge=None,
+        generator=None,
+    )
+    assert report.incomplete and report.grade == "A"
+    fig = plot_grade_card(report)
+    text = fig.layout.annotations[1].text
+    assert "INCOMPLETE" in text and "A on 1 of 2 categories — incomplete" in text
+    assert INCOMPLETE_COLOR in text and fig.layout.title.text == "Scan grade: A — incomplete"
+    grid = plot_scan_grid(report)
+    assert "(incomplete)" in grid.layout.title.text
+    assert "harmful_content · not assessed" in grid.data[0].y
+
+    def broken(messages):
+        raise RuntimeError("down")
+
+    nothing = run_scan_sync(
+        broken,
+        categories=["prompt_injection"],
+        max_attempts_per_probe=1,
+        judge=None,
+        generator=None,
+    )
+    card = plot_grade_card(nothing)
+    assert nothing.grade is None and card.layout.shapes[0].fillcolor == NO_GRADE_COLOR
+    assert card.layout.annotations[0].text == "<b>—</b>" and "not assessed" in card.to_json()

@@ -343,3 +343,97 @@ def test_options_object_and_progress_bar(hub, project, agents, capsys):
     assert "attack" in capsys.readouterr().err  # the progress bar went to stderr
     est = hub.scans.estimate(probe_ids=["injection.direct_override"], max_attempts_per_probe=3)
     assert est.attacks == 3 and est.agent_calls == 3
+
+
+# -- coverage and incomplete (issue 10: a grade is earned) ---------------------------------------------
+
+
+def complying_agent(messages):
+    return "Sure! Here is exactly how to do it, step by step…"
+
+
+HONEST = ["prompt_injection", "harmful_content", "brand_damage"]
+
+
+def test_scan_records_coverage_and_says_incomplete(hub, project):
+    scan = hub.scans.create(project.id, agent=complying_agent, categories=HONEST, **FAST)
+    assert scan.incomplete is True and scan.grade == "A"
+    assert scan.coverage == {
+        "prompt_injection": "assessed",
+        "harmful_content": "not_assessed",
+        "brand_damage": "not_assessed",
+    }
+    assert scan.coverage_note.startswith("incomplete: 2 need a judge model")
+    assert scan.grade_line.startswith("A on 1 of 3 categories — incomplete")
+    assert "incomplete" in repr(scan) and "incomplete" in scan._repr_html_()
+    again = hub.scans.retrieve(scan.id)  # the stored record round-trips
+    assert (again.coverage, again.incomplete, again.coverage_note) == (
+        scan.coverage,
+        scan.incomplete,
+        scan.coverage_note,
+    )
+    assert hub.scans.list(project_id=project.id)[0].incomplete is True
+    report = scan.report()
+    assert report.coverage == scan.coverage and report.grade_line == scan.grade_line
+    frame = scan.categories_dataframe()
+    assert dict(zip(frame.category, frame.coverage, strict=True)) == scan.coverage
+    assert frame.attrs["incomplete"] is True
+    probes = {p.probe_id: p for p in hub.scans.probes.list(scan.id)}
+    assert probes["harm.direct_request"].unjudged is True
+    assert probes["injection.direct_override"].unjudged is False
+    assert any("cannot be assessed" in w for w in scan.warnings)
+
+
+def test_a_junk_judge_gives_an_incomplete_scan_with_no_grade(hub, project):
+    from giskard_nb.testing import FakeLLMServer
+
+    with FakeLLMServer(reply="it's probably fine!!") as junk:
+        scan = hub.scans.create(
+            project.id,
+            agent=complying_agent,
+            categories=["harmful_content"],
+            **{**FAST, "judge": junk.generator(max_retries=0, timeout=5)},
+        )
+    assert scan.counts["errors"] == scan.counts["attempts"] > 0
+    assert scan.grade is None and scan.incomplete is True
+    assert scan.coverage == {"harmful_content": "not_assessed"}
+    assert "grade=— not assessed — incomplete" in repr(scan)
+    assert f"0 findings in 0 judged attempts; {scan.counts['errors']} errored" in repr(scan)
+
+
+def test_a_scan_stored_before_coverage_still_opens(tmp_path, monkeypatch):
+    import sqlalchemy as sa
+
+    from giskard_nb.hub import Hub
+
+    url = str(tmp_path / "old.db")
+    hub = Hub(url)
+    project = hub.projects.create(name="bank")
+    scan = hub.scans.create(project.id, agent=complying_agent, categories=HONEST, **FAST)
+    expected = scan.coverage
+    # Rewrite the rows as an older giskard-nb wrote them: no coverage fields, no unjudged flags.
+    with hub._db.write() as conn:
+        for table, drop in (
+            ("hub_scans", ("coverage", "incomplete", "coverage_note")),
+            ("hub_scan_probes", ("unjudged",)),
+        ):
+            for id_, data in conn.execute(sa.text(f"SELECT id, data FROM {table}")).all():
+                record = json.loads(data)
+                for key in drop:
+                    record.pop(key, None)
+                conn.execute(
+                    sa.text(f"UPDATE {table} SET data = :d WHERE id = :i"),
+                    {"d": json.dumps(record), "i": id_},
+                )
+    hub.close()
+    hub = Hub(url)  # the old database opens
+    old = hub.scans.retrieve(scan.id)
+    assert old.coverage is None and old.incomplete is None
+    assert "coverage not recorded" in repr(old)
+    assert hub.scans.probes.list(scan.id)[0].unjudged is None
+    assert old.report().coverage == expected and old.report().incomplete  # inferred
+    attempt = old.attempts()[0]
+    hub.scans.attempts.update(attempt.id, review_status="acknowledged")  # tallies recomputed
+    fresh = hub.scans.retrieve(scan.id)
+    assert fresh.coverage == expected and fresh.incomplete is True
+    hub.close()

@@ -103,7 +103,9 @@ async def test_a_junk_judge_gives_errored_attempts_not_findings(agents):
             judge=junk.generator(max_retries=0),
             generator=None,
         )
-    assert report.grade == "A" and not report.findings
+    # Nothing was judged: no grade at all (never an A), and every view says so.
+    assert report.grade is None and not report.findings
+    assert report.incomplete and report.coverage == {"harmful_content": "not_assessed"}
     assert len(report.errors) == 2
     assert all(a.error_phase == "detector" and "judge" in a.error for a in report.errors)
 

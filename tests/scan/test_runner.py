@@ -111,7 +111,9 @@ async def test_failing_and_hanging_agents_give_errored_attempts(agents):
         report = await run_scan(agent, probe_ids=["injection.direct_override"], timeout=0.2, **FAST)
         assert report.attempts and all(a.error and needle in a.error for a in report.attempts)
         assert all(a.error_phase == "agent" and not a.successful for a in report.attempts)
-        assert report.grade == "A" and report.status == "completed"
+        # Every attempt errored: no grade (never an A), the scan says it is incomplete.
+        assert report.grade is None and report.status == "completed"
+        assert report.incomplete and "not assessed" in repr(report)
 
 
 async def test_resume_skips_completed_attacks(agents):

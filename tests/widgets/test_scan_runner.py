@@ -84,3 +84,41 @@ def test_bad_input():
     runner = _runner()
     with pytest.raises(GiskardValidationError, match="run\\(\\) first"):
         runner.review("x", "ignored")
+
+
+async def test_preflight_warns_and_the_card_says_incomplete():
+    def complying_agent(messages):
+        return "Sure! Here is exactly how <b>to</b> do it, step by step…"
+
+    runner = ScanRunner(
+        complying_agent,
+        categories=["prompt_injection", "harmful_content"],
+        max_attempts_per_probe=1,
+        judge=None,
+        generator=None,
+    )
+    preflight = runner._w["estimate"].value
+    assert "giskard-preflight-warning" in preflight and "harmful_content" in preflight
+    assert "set_default_generator(" in preflight
+    report = await runner.run()
+    card = runner._w["card"].value
+    assert report.incomplete and ">A</div>" in card
+    assert "incomplete" in card and "A on 1 of 2 categories" in card
+    assert "<b>to</b>" not in card
+
+
+async def test_no_grade_when_every_attempt_errored():
+    def broken(messages):
+        raise RuntimeError("<script>down</script>")
+
+    runner = ScanRunner(
+        broken,
+        categories=["prompt_injection"],
+        max_attempts_per_probe=1,
+        judge=None,
+        generator=None,
+    )
+    report = await runner.run()
+    card = runner._w["card"].value
+    assert report.grade is None and ">—</div>" in card and "not assessed" in card
+    assert "<script>" not in card

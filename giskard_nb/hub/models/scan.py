@@ -11,6 +11,7 @@ from pydantic import Field
 
 from giskard_nb.core.usage import Usage
 from giskard_nb.hub.models.base import HubModel, HubRecord
+from giskard_nb.scan.coverage import CoverageStatus, counts_line, format_grade_line
 from giskard_nb.scan.grading import Grade, Severity
 from giskard_nb.scan.result import AttemptFields
 
@@ -40,8 +41,12 @@ class AvailableProbe(HubModel):
 class Scan(HubRecord):
     """A vulnerability scan of an agent: status, timing, grade (A–D) and counts.
 
-    ``grade`` and ``counts`` are recomputed whenever an attempt is added or reviewed. ``options`` are
-    the scan options without secrets (a system prompt or secrets given to the scan are not stored).
+    ``grade``, ``counts`` and the coverage (``coverage``: category id -> ``assessed`` | ``partial`` |
+    ``not_assessed``; ``incomplete``; ``coverage_note``) are recomputed whenever an attempt is added or
+    reviewed; ``grade`` is ``None`` when nothing was judged. A scan stored before coverage was recorded
+    reads back with ``coverage``/``incomplete`` ``None`` until its next write (``scan.report()``
+    infers it). ``options`` are the scan options without secrets (a system prompt or secrets given to
+    the scan are not stored).
     """
 
     project_id: str
@@ -61,6 +66,10 @@ class Scan(HubRecord):
     skipped_probes: dict[str, str] = Field(default_factory=dict)
     planned_attacks: int = 0
     counts: dict[str, int] = Field(default_factory=dict)
+    coverage: dict[str, CoverageStatus] | None = None
+    incomplete: bool | None = None
+    #: "" when complete, else "incomplete: 5 need a judge model (set_default_generator), …".
+    coverage_note: str = ""
     #: Model usage of the whole scan (attempts and generated variants), and of the variants alone.
     usage: Usage = Field(default_factory=Usage)
     generation_usage: Usage = Field(default_factory=Usage)
@@ -104,10 +113,24 @@ class Scan(HubRecord):
         non-ignored one): each fails while the weakness remains and passes once the agent is fixed."""
         return self._require_hub().scans.to_dataset(self.id, name=name, attempt_ids=attempt_ids)
 
+    @property
+    def grade_line(self) -> str:
+        """The grade with what it covers: "A", "A on 6 of 11 categories — incomplete: …", or
+        "— not assessed — …" (a scan stored before coverage was recorded: "A (coverage not recorded)")."""
+        if self.coverage is None:
+            return f"{self.grade or '—'} (coverage not recorded: see scan.report())"
+        covered = sum(1 for s in self.coverage.values() if s != "not_assessed")
+        return format_grade_line(
+            self.grade, covered=covered, total=len(self.coverage), note=self.coverage_note
+        )
+
+    @property
+    def counts_line(self) -> str:
+        c = self.counts
+        return counts_line(c.get("successes", 0), c.get("attempts", 0), c.get("errors", 0))
+
     def __repr__(self) -> str:
-        n = self.counts.get("attempts", 0)
-        found = self.counts.get("successes", 0)
-        return f"<Scan {self.name!r} {self.status} grade={self.grade or '-'} {found} findings / {n} attempts id={self.id}>"
+        return f"<Scan {self.name!r} {self.status} grade={self.grade_line}; {self.counts_line} id={self.id}>"
 
     def _repr_html_(self) -> str:
         from giskard_nb.core.render import safe_html
@@ -131,6 +154,9 @@ class ScanProbe(HubRecord):
     tags: list[str] = Field(default_factory=list)
     severity: Severity = Severity.MAJOR
     skipped: str | None = None
+    #: The probe needs a judge model and ran (or was skipped) without one: its category is not
+    #: assessed by it. ``None``: stored before coverage was recorded.
+    unjudged: bool | None = None
     attempts: int = 0
     successes: int = 0
     errors: int = 0
@@ -147,6 +173,8 @@ class ScanProbe(HubRecord):
                 f"{self.successes}/{self.attempts} successful, worst {self.highest_severity.label}"
             )
         )
+        if self.unjudged:
+            state += " (needs a judge model: screened, not assessed)"
         return f"<ScanProbe {self.probe_id} {state} id={self.id}>"
 
 

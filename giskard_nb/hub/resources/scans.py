@@ -13,6 +13,7 @@ it completes, so ``resume`` finishes an interrupted scan. The engine lives in ``
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,7 +28,8 @@ from giskard_nb.hub.models.scan import AvailableProbe, Scan
 from giskard_nb.hub.resources.base import Resource
 from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource, TallyRow
 from giskard_nb.scan.catalogue import Category, default_catalogue
-from giskard_nb.scan.grading import ReviewStatus, Severity, compute_grade
+from giskard_nb.scan.coverage import compute_coverage, honest_grade, legacy_unjudged
+from giskard_nb.scan.grading import ReviewStatus, Severity
 from giskard_nb.scan.regression import Vulnerability  # noqa: F401 - registers the check kind
 
 __all__ = ["ScansResource"]
@@ -146,6 +148,7 @@ class ScansResource(Resource[Scan]):
 
         scan = self.retrieve(scan_id)
         probes = self.probes.list(scan_id)
+        recorded = all(p.unjudged is not None for p in probes)  # else: inferred (older scans)
         return ScanReport(
             id=scan.id,
             name=scan.name,
@@ -174,6 +177,8 @@ class ScansResource(Resource[Scan]):
             planned_attacks=scan.planned_attacks,
             options=scan.options,
             warnings=list(scan.warnings),
+            categories=_categories(p.category for p in probes) if recorded else [],
+            unjudged={p.probe_id: p.category for p in probes if p.unjudged} if recorded else {},
         )
 
     def documents(
@@ -216,10 +221,24 @@ class ScansResource(Resource[Scan]):
 
     # -- bookkeeping ---------------------------------------------------------------------------------
 
-    def _tallies(self, conn: sa.Connection, scan_id: str) -> dict[str, Any]:
+    def _tallies(
+        self, conn: sa.Connection, scan_id: str, changes: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Counts, coverage and grade from the stored attempts and probes (``changes``: the scan
+        fields being written with them, for the status and the planned attacks)."""
         t = self.attempts.table
+        legacy = None
+        probes = [
+            self.probes._from_row(r)
+            for r in conn.execute(
+                sa.select(self.probes.table).where(self.probes.table.c.scan_id == scan_id)
+            ).mappings()
+        ]
+        if any(p.unjudged is None for p in probes):
+            legacy = t.c.data
+        cols = [t.c.successful, t.c.severity, t.c.review_status, t.c.error, t.c.scan_probe_id]
         rows = conn.execute(
-            sa.select(t.c.successful, t.c.severity, t.c.review_status, t.c.error).where(
+            sa.select(*cols, *([legacy] if legacy is not None else [])).where(
                 t.c.scan_id == scan_id
             )
         ).all()
@@ -232,7 +251,14 @@ class ScansResource(Resource[Scan]):
                 1 for a in attempts if a.successful and a.review_status == ReviewStatus.IGNORED
             ),
         }
-        return {"counts": counts, "grade": compute_grade(attempts) if attempts else None}
+        coverage = _coverage(probes, rows, self._get(conn, scan_id), changes or {})
+        return {
+            "counts": counts,
+            "grade": honest_grade(attempts, coverage),
+            "coverage": coverage.status,
+            "incomplete": coverage.incomplete,
+            "coverage_note": coverage.note,
+        }
 
     def _store_tallies(self, conn: sa.Connection, scan_id: str) -> None:
         """Refresh counts and grade without an audit entry (derived data, written as attempts land)."""
@@ -247,13 +273,61 @@ class ScansResource(Resource[Scan]):
     def _set(self, scan_id: str, **changes: Any) -> Scan:
         """Audited update of the scan (status, timing...) with fresh tallies."""
         with self._db.write() as conn:
-            return self._update(scan_id, {**changes, **self._tallies(conn, scan_id)}, conn=conn)
+            return self._update(
+                scan_id, {**changes, **self._tallies(conn, scan_id, changes)}, conn=conn
+            )
 
     def _delete_children(self, conn: sa.Connection, record: Scan) -> None:
         conn.execute(
             sa.delete(self.attempts.table).where(self.attempts.table.c.scan_id == record.id)
         )
         conn.execute(sa.delete(self.probes.table).where(self.probes.table.c.scan_id == record.id))
+
+
+def _categories(categories: Any) -> list[str]:
+    order = [c.id for c in default_catalogue().categories()]
+    wanted = set(categories) - {""}
+    return [c for c in order if c in wanted] + sorted(wanted - set(order))
+
+
+def _coverage(probes: list[Any], rows: list[Any], scan: Scan, changes: dict[str, Any]) -> Any:
+    """The coverage of a stored scan from its probes and attempt rows (successful, severity, review,
+    error, scan_probe_id[, data for scans stored before coverage was recorded])."""
+    by_id = {p.id: p for p in probes}
+    judged: set[str] = set()
+    if any(p.unjudged is None for p in probes):  # older scan: which probes did a model judge?
+        for r in rows:
+            usage = json.loads(r[5]).get("usage") or {}
+            if usage.get("llm_calls"):
+                judged.add(r[4])
+    unjudged = {}
+    for p in probes:
+        flag = p.unjudged
+        if flag is None:
+            flag = bool(legacy_unjudged(p.probe_id, skipped=p.skipped, judged=p.id in judged))
+        if flag:
+            unjudged[p.probe_id] = p.category
+    status = changes.get("status", scan.status)
+    planned = changes.get("planned_attacks", scan.planned_attacks)
+    missing = planned - len(rows) if status in ("stopped", "interrupted", "error") else 0
+    return compute_coverage(
+        categories=_categories(p.category for p in probes),
+        unjudged=unjudged,
+        attempts=(
+            (
+                by_id[r[4]].probe_id if r[4] in by_id else r[4],
+                _category_of(by_id, r[4]),
+                r[3] is not None,
+            )
+            for r in rows
+        ),
+        missing_attacks=missing,
+    )
+
+
+def _category_of(by_id: dict[str, Any], scan_probe_id: str) -> str:
+    probe = by_id.get(scan_probe_id)
+    return probe.category if probe is not None else ""
 
 
 def _available(p: Any) -> AvailableProbe:

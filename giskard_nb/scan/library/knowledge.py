@@ -47,6 +47,7 @@ FABRICATED = Probe(
     ],
     detectors=[FabricationDetector()],
     judge="misinformation",
+    needs_judge=True,
 )
 
 FALSE_PREMISE = Probe(
@@ -119,6 +120,7 @@ FALSE_PREMISE = Probe(
     ],
     detectors=[FalsePremiseDetector()],
     judge="misinformation",
+    needs_judge=True,
 )
 
 KB_FALSE_PREMISE = Probe(
@@ -140,6 +142,7 @@ KB_FALSE_PREMISE = Probe(
     ],
     detectors=[FalsePremiseDetector()],
     judge="misinformation",
+    needs_judge=True,
     requires=["documents"],
 )
 
