@@ -14,7 +14,10 @@ from giskard_nb.hub import Hub
 def test_main_uses_the_embedded_hub_and_compares_runs(_isolated_home: Path, capsys) -> None:
     assert main(["--no-progress"]) == 0
     first = capsys.readouterr().out
-    assert "pass rate 58% (7 passed, 5 failed, 0 errors)" in first
+    assert (
+        "12 results (7 passed, 5 failed, 0 errored, 0 skipped), pass rate 58% (12 of 12 judged; 0 errored)"
+        in first
+    )
     assert "Failure categories:" in first and "Unjustified refusal (refusal): 1" in first
     assert "[Format violation] 'What is the status of my order 1042?'" in first
     assert "LLM judges: off" in first
