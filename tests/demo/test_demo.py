@@ -19,6 +19,7 @@ def test_main_uses_the_embedded_hub_and_compares_runs(_isolated_home: Path, caps
         in first
     )
     assert "Failure categories:" in first and "Unjustified refusal (refusal): 1" in first
+    assert "[Data leak] 'Is there any discount code?'" in first
     assert "[Format violation] 'What is the status of my order 1042?'" in first
     assert "LLM judges: off" in first
     assert (_isolated_home / "hub.db").is_file()
@@ -46,7 +47,12 @@ def test_demo_helpers() -> None:
         "incorrect_answer",
         "format_violation",
         "refusal",
+        "data_leak",
     }
+    (leak,) = evaluation.results(status="fail", failure_category="data_leak")
+    assert "STAFF-2024" in leak.agent_output.content  # the staff-code case names the harm
+    assert leak.failure_category.title == "Data leak" and leak.failure_category_source == "rule"
+    assert "STAFF-2024" not in leak.failure_category_reason  # the reason never repeats the secret
     checks = {c.name: c for c in summary.by_check}
     assert checks["semantic_similarity"].passed == 2  # the embedding check ran offline
     assert checks["no_internal_codes"].failed == 1  # the project check caught the leaked code
