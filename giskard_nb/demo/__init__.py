@@ -6,6 +6,13 @@ is configured). ``python -m giskard_nb.demo`` runs it; the helpers below work in
     from giskard_nb.demo import run_demo
     evaluation = run_demo(Hub(":memory:"))
     evaluation.summary()
+
+Every demo test case carries checks: a test case without any (such as plain chat logs uploaded as
+``{"messages": [...]}``) is SKIP "no checks", never PASS. To judge your own chat logs, give each uploaded
+item a ``"checks"`` list, e.g. ``{"messages": [...], "checks": [{"identifier": "string_match", "params":
+{"keyword": "30 days"}}]}``, or add them with ``hub.test_cases.update(test_case_id, checks=[...])``. The
+agent's leaked staff discount code is caught by the project check ``no_internal_codes`` and filed under
+the ``data_leak`` failure category.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ __all__ = ["CategoryCount", "CheckStats", "EvaluationSummary", "SkippedCase", "s
 
 #: What the summary says about test cases that have no checks.
 NO_CHECKS_ADVICE = (
-    "add checks to judge them (hub.test_cases.update(id, checks=[...]), or checks= when uploading "
-    "with hub.datasets.upload)"
+    'add checks to judge them: a "checks" list in each uploaded item (hub.datasets.upload), or '
+    "hub.test_cases.update(test_case_id, checks=[...])"
 )
 
 
