@@ -41,6 +41,7 @@ from giskard_nb.core.check import Check
 from giskard_nb.core.extraction import JSONPathStr, NoMatch, resolve
 from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.missing import MISSING
+from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.result import CheckResult, CheckStatus, Metric
 from giskard_nb.core.runner import ScenarioRunner
 from giskard_nb.core.scenario import Scenario, Step
@@ -191,6 +192,7 @@ __all__ = [
     "Not",
     "NotEquals",
     "NotFoundError",
+    "PassRate",
     "Persona",
     "Playground",
     "RegexMatching",

@@ -88,9 +88,11 @@ def as_frame(obj: Any, level: str, required: tuple[str, ...]) -> pd.DataFrame:
 
 
 def pass_rate(counts: dict[str, int]) -> float | None:
-    """passed / (total - skipped), or None when nothing ran."""
-    ran = sum(counts.get(s, 0) for s in ("pass", "fail", "error"))
-    return counts.get("pass", 0) / ran if ran else None
+    """The pass rate of status counts (``giskard_nb.core.pass_rate``: passed / (passed + failed +
+    errored), None when nothing was judged)."""
+    from giskard_nb.core.pass_rate import PassRate
+
+    return PassRate.from_counts(counts).value
 
 
 def _missing(value: Any) -> bool:

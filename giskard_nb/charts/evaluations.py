@@ -138,12 +138,12 @@ def plot_comparison(comparison: Any, after: Any = None) -> go.Figure:
     if after is not None:
         hub = comparison._require_hub()
         comparison = hub.evaluations.compare(comparison.id, after.id)
-    if not hasattr(comparison, "cases") or not hasattr(comparison, "pass_rates"):
+    if not hasattr(comparison, "cases") or not hasattr(comparison, "rates"):
         raise GiskardValidationError(
             "plot_comparison takes an EvaluationComparison (hub.evaluations.compare(before_id, "
             f"after_id)) or two Hub Evaluations; got {type(comparison).__name__}"
         )
-    title_rates = " → ".join("n/a" if r is None else f"{r:.0%}" for r in comparison.pass_rates())
+    title_rates = " → ".join(f"{r.percent()} ({r.errored} errored)" for r in comparison.rates())
     title = (
         f"{comparison.before_name} → {comparison.after_name}: pass rate {title_rates}, "
         f"{len(comparison.regressions)} regressions, {len(comparison.fixes)} fixes"

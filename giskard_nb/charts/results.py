@@ -19,6 +19,7 @@ from giskard_nb.charts._style import (
     layout,
     pass_rate,
 )
+from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.errors import GiskardValidationError
 
 if TYPE_CHECKING:
@@ -109,8 +110,12 @@ def plot_pass_rate(result: Any, *, by: str = "check", tag_key: str | None = None
         .size()
         .unstack(fill_value=0)
     )
-    overall = pass_rate(df["status"].astype(str).value_counts().to_dict())
-    suffix = "" if overall is None else f" — {overall:.0%} of {unit} passed"
+    overall = PassRate.from_counts(df["status"].astype(str).value_counts().to_dict())
+    suffix = (
+        f" — {overall.percent()} of {unit} passed ({overall.note()})"
+        if overall.value is not None
+        else f" — {overall.text()}"
+    )
     name = f"tag {tag_key!r}" if by == "tag" and tag_key else by.replace("_", " ")
     return status_bars(counts, f"Pass rate per {name}{suffix}", axis_title=name)
 

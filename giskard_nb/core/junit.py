@@ -53,7 +53,9 @@ def suite_to_junit(result: SuiteResult) -> str:
                 case, "failure", message=_clean(lines[0] if lines else "failed")
             ).text = _clean("\n".join(lines))
         elif r.skipped:
-            ET.SubElement(case, "skipped", message="every step was skipped")
+            ET.SubElement(
+                case, "skipped", message=_clean(r.skip_reason or "every step was skipped")
+            )
         ET.SubElement(case, "system-out").text = _clean(scenario_report(r))
     ET.indent(suite)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)

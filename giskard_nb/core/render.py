@@ -45,6 +45,8 @@ def scenario_report(result: ScenarioResult) -> str:
     lines = [f"== {result.scenario_name} — {result.status.value.upper()} =="]
     for i, step in enumerate(result.steps, 1):
         lines.append(f"  step {i}: {step.status.value.upper()}")
+        if not step.results and step.error is None:
+            lines.append(f"    ({step.skip_reason})")
         if step.error:
             lines.append(f"    error: {step.error.summary()}")
         lines.extend(_check_line(r) for r in step.results)
@@ -74,14 +76,10 @@ def suite_report(result: SuiteResult, group_by: str | None = None) -> str:
     if group_by:
         lines.append(f"-- by {group_by} --")
         for name, g in result.group_by(group_by).groups.items():
-            rate = "—" if g.pass_rate is None else f"{g.pass_rate:.0%}"
-            lines.append(
-                f"  {name or '(untagged)'}: {g.passed}/{g.total - g.skipped} passed ({rate})"
-            )
-    rate = "—" if result.pass_rate is None else f"{result.pass_rate:.1%}"
+            lines.append(f"  {name or '(untagged)'}: {g.passed} passed, {g.rate.text()}")
     lines.append(
         f"{len(result.results)} scenarios: {result.passed_count} passed, {result.failed_count} failed, "
-        f"{result.errored_count} errored, {result.skipped_count} skipped | pass rate {rate} | "
+        f"{result.errored_count} errored, {result.skipped_count} skipped | {result.rate.text(1)} | "
         f"{result.duration_ms:.0f} ms"
     )
     usage = result.usage
@@ -135,6 +133,8 @@ def scenario_html(result: ScenarioResult) -> str:
     ]
     for i, step in enumerate(result.steps, 1):
         parts.append(f"<div style='margin-left:1em'>step {i} {badge(step.status.value)}")
+        if not step.results and step.error is None:
+            parts.append(f" <i>{e(step.skip_reason or '')}</i>")
         if step.error:
             parts.append(f" <code>{e(step.error.summary())}</code>")
         parts.extend(
@@ -150,9 +150,9 @@ def scenario_html(result: ScenarioResult) -> str:
 
 
 def suite_html(result: SuiteResult) -> str:
-    rate = "—" if result.pass_rate is None else f"{result.pass_rate:.1%}"
     head = (
-        f"<div><h4 style='margin:4px 0'>{e(result.name)}: {len(result.results)} scenarios — pass rate {rate}</h4>"
+        f"<div><h4 style='margin:4px 0'>{e(result.name)}: {len(result.results)} scenarios — "
+        f"{e(result.rate.text(1))}</h4>"
         f"<p>{badge('pass')} {result.passed_count} {badge('fail')} {result.failed_count} "
         f"{badge('error')} {result.errored_count} {badge('skip')} {result.skipped_count}</p>"
     )

@@ -129,12 +129,13 @@ def _construct(cls: type[CheckResult], status, message, metrics, details) -> Che
 
 
 def roll_up(statuses: Iterable[CheckStatus]) -> CheckStatus:
-    """ERROR beats FAIL beats PASS; all-SKIP is SKIP; nothing at all is PASS."""
+    """ERROR beats FAIL beats PASS; all-SKIP is SKIP; nothing at all is SKIP (no check ran, so nothing
+    passed: a verdict is earned)."""
     seen = set(statuses)
     if CheckStatus.ERROR in seen:
         return CheckStatus.ERROR
     if CheckStatus.FAIL in seen:
         return CheckStatus.FAIL
-    if seen == {CheckStatus.SKIP}:
-        return CheckStatus.SKIP
-    return CheckStatus.PASS
+    if CheckStatus.PASS in seen:
+        return CheckStatus.PASS
+    return CheckStatus.SKIP

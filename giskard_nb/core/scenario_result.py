@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_fiel
 
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
-from giskard_nb.core.testcase import TestCaseResult
+from giskard_nb.core.testcase import NO_CHECKS, TestCaseResult
 from giskard_nb.core.usage import Usage
 
 __all__ = ["ScenarioResult", "ScenarioStatus"]
@@ -20,7 +20,8 @@ ScenarioStatus = CheckStatus
 
 class ScenarioResult(BaseModel):
     """What ``Scenario.run()`` returns. ``status``: ERROR if any step errored, else FAIL if any failed,
-    SKIP if every step was skipped, else PASS."""
+    else PASS if a check passed, else SKIP (every check was skipped, or the scenario has no checks:
+    ``skip_reason`` says which)."""
 
     model_config = ConfigDict(defer_build=True, frozen=True, arbitrary_types_allowed=True)
 
@@ -75,6 +76,16 @@ class ScenarioResult(BaseModel):
         return next((s.error.summary() for s in self.steps if s.error), None)
 
     @property
+    def skip_reason(self) -> str | None:
+        """Why the scenario is SKIP: ``"no checks"`` when none of its steps has a check, else the
+        first skip message."""
+        if not self.skipped:
+            return None
+        if not self.check_results:
+            return NO_CHECKS
+        return next((s.skip_reason for s in self.steps if s.results), "every check was skipped")
+
+    @property
     def usage(self) -> Usage:
         """Tokens and cost of the LLM calls made by this scenario's checks."""
         return Usage.from_results(self.check_results)
@@ -89,7 +100,13 @@ class ScenarioResult(BaseModel):
         return lines
 
     def assert_passed(self) -> None:
-        """Raise AssertionError listing every failing or erroring check, unless the scenario passed."""
+        """Raise AssertionError listing every failing or erroring check, unless the scenario passed; a
+        scenario where nothing passed because every check was skipped (or it has none) raises too."""
+        if self.status is CheckStatus.SKIP:
+            raise AssertionError(
+                f"scenario {self.scenario_name!r} SKIP: nothing passed, every check was skipped "
+                f"({self.skip_reason})"
+            )
         if self.status in (CheckStatus.FAIL, CheckStatus.ERROR):
             details = "\n".join(f"  - {line}" for line in self.format_failures())
             raise AssertionError(

@@ -9,15 +9,12 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field
 
+from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.usage import Usage
 
 __all__ = ["GroupStats", "GroupedSuiteResult", "SuiteResult"]
-
-
-def _rate(passed: int, denominator: int) -> float | None:
-    return passed / denominator if denominator else None
 
 
 class GroupStats(BaseModel):
@@ -36,11 +33,15 @@ class GroupStats(BaseModel):
     def total(self) -> int:
         return self.passed + self.failed + self.errored + self.skipped
 
+    @property
+    def rate(self) -> PassRate:
+        return PassRate(self.passed, self.failed, self.errored, self.skipped)
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def pass_rate(self) -> float | None:
-        """passed / (total - skipped), or None when nothing ran."""
-        return _rate(self.passed, self.total - self.skipped)
+        """passed / (passed + failed + errored); None when nothing was judged (see ``PassRate``)."""
+        return self.rate.value
 
 
 class SuiteResult(BaseModel):
@@ -88,11 +89,19 @@ class SuiteResult(BaseModel):
     def skipped_count(self) -> int:
         return self._count(CheckStatus.SKIP)
 
+    @property
+    def rate(self) -> PassRate:
+        """The counts behind ``pass_rate``, and its wording (``rate.text()``)."""
+        return PassRate(
+            self.passed_count, self.failed_count, self.errored_count, self.skipped_count
+        )
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def pass_rate(self) -> float | None:
-        """passed / (total - skipped); None when no scenario ran."""
-        return _rate(self.passed_count, len(self.results) - self.skipped_count)
+        """passed / (passed + failed + errored): skips left out, errors count as not passed; None
+        when nothing was judged (no scenario, only skips, or every scenario errored)."""
+        return self.rate.value
 
     @property
     def passed(self) -> bool:
@@ -129,7 +138,13 @@ class SuiteResult(BaseModel):
         return GroupedSuiteResult(suite_result=self, key=key, groups=groups)
 
     def assert_passed(self) -> None:
-        """Raise AssertionError listing every failing scenario and why."""
+        """Raise AssertionError listing every failing scenario and why; also when scenarios ran but
+        none passed because every one was skipped (no checks, or every check skipped)."""
+        if self.results and self.skipped_count == len(self.results):
+            reasons = sorted({r.skip_reason or "skipped" for r in self.results})
+            raise AssertionError(
+                f"nothing passed: all {len(self.results)} scenarios were skipped ({'; '.join(reasons)})"
+            )
         if self.passed:
             return
         lines = []
@@ -185,11 +200,10 @@ class SuiteResult(BaseModel):
         return plot_cost(self)
 
     def __repr__(self) -> str:
-        rate = "—" if self.pass_rate is None else f"{self.pass_rate:.0%}"
         return (
             f"<SuiteResult {self.name!r} {len(self.results)} scenarios: {self.passed_count} passed, "
             f"{self.failed_count} failed, {self.errored_count} errored, {self.skipped_count} skipped "
-            f"(pass rate {rate})>"
+            f"({self.rate.text()})>"
         )
 
     __str__ = __repr__

@@ -16,9 +16,19 @@ from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
 from giskard_nb.core.sync import run_sync
 
-__all__ = ["TestCase", "TestCaseError", "TestCaseResult", "TestCaseRunner", "TestCaseStatus"]
+__all__ = [
+    "NO_CHECKS",
+    "TestCase",
+    "TestCaseError",
+    "TestCaseResult",
+    "TestCaseRunner",
+    "TestCaseStatus",
+]
 
 TestCaseStatus = CheckStatus
+
+#: The reason of a test case, step or scenario that is SKIP because it has no (enabled) check.
+NO_CHECKS = "no checks"
 
 
 class TestCaseError(BaseModel):
@@ -92,6 +102,15 @@ class TestCaseResult(BaseModel):
     def failures_and_errors(self) -> list[CheckResult]:
         return [r for r in self.results if r.status in (CheckStatus.FAIL, CheckStatus.ERROR)]
 
+    @property
+    def skip_reason(self) -> str | None:
+        """Why this step is SKIP: ``"no checks"`` when it had none, else its first skip message."""
+        if not self.skipped:
+            return None
+        if not self.results:
+            return NO_CHECKS
+        return next((r.message for r in self.results if r.message), "every check was skipped")
+
     def format_failures(self, include_skipped: bool = True) -> list[str]:
         """One line per non-passing check (and one for a step error)."""
         lines = [f"ERROR {self.error.summary()}"] if self.error else []
@@ -103,7 +122,11 @@ class TestCaseResult(BaseModel):
         return lines
 
     def assert_passed(self) -> None:
-        if self.status not in (CheckStatus.PASS, CheckStatus.SKIP):
+        """Raise AssertionError unless a check ran and passed (and none failed or errored): a result
+        where every check was skipped, or that had no checks, did not pass either."""
+        if self.status is CheckStatus.SKIP:
+            raise AssertionError(f"nothing passed: every check was skipped ({self.skip_reason})")
+        if self.status is not CheckStatus.PASS:
             raise AssertionError("\n".join(self.format_failures()))
 
 

@@ -9,6 +9,13 @@ is configured). ``python -m giskard_nb.demo`` runs it; the helpers below work in
     evaluation.summary()
     scan = run_demo_scan(hub)              # a short offline scan of the same agent
     hub.scans.report(scan.id)
+
+Every demo test case carries checks: a test case without any (such as plain chat logs uploaded as
+``{"messages": [...]}``) is SKIP "no checks", never PASS. To judge your own chat logs, give each uploaded
+item a ``"checks"`` list, e.g. ``{"messages": [...], "checks": [{"identifier": "string_match", "params":
+{"keyword": "30 days"}}]}``, or add them with ``hub.test_cases.update(test_case_id, checks=[...])``. The
+agent's leaked staff discount code is caught by the project check ``no_internal_codes`` and filed under
+the ``data_leak`` failure category.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from giskard_nb.core.pass_rate import PassRate
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -61,12 +63,17 @@ class EvaluationComparison(BaseModel):
     def changed(self) -> list[CaseChange]:
         return [c for c in self.cases if c.change != "unchanged"]
 
-    def pass_rates(self) -> tuple[float | None, float | None]:
-        def rate(side: str) -> float | None:
-            statuses = [getattr(c, side) for c in self.cases if getattr(c, side) is not None]
-            return statuses.count("pass") / len(statuses) if statuses else None
+    def rates(self) -> tuple[PassRate, PassRate]:
+        """The ``PassRate`` of each side, over the cases that have a result there."""
+        return (
+            PassRate.from_statuses(c.before for c in self.cases if c.before is not None),
+            PassRate.from_statuses(c.after for c in self.cases if c.after is not None),
+        )
 
-        return rate("before"), rate("after")
+    def pass_rates(self) -> tuple[float | None, float | None]:
+        """Each side's pass rate (see ``giskard_nb.core.pass_rate``)."""
+        before, after = self.rates()
+        return before.value, after.value
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -97,10 +104,10 @@ class EvaluationComparison(BaseModel):
         return df
 
     def __str__(self) -> str:
-        a, b = self.pass_rates()
-        fmt = lambda r: f"{r:.0%}" if r is not None else "n/a"  # noqa: E731
+        a, b = self.rates()
         lines = [
-            f"{self.before_name!r} → {self.after_name!r}: pass rate {fmt(a)} → {fmt(b)}, "
+            f"{self.before_name!r} → {self.after_name!r}: pass rate {a.percent()} ({a.note()}) → "
+            f"{b.percent()} ({b.note()}), "
             f"{len(self.regressions)} regressions (pass→fail), {len(self.fixes)} fixes (fail→pass)"
         ]
         for title, group in (("Regressions", self.regressions), ("Fixes", self.fixes)):

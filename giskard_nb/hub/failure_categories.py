@@ -8,6 +8,10 @@ relabel).
 
 The rule, first match wins (check *kinds* are those of the failed checks):
 
+0. ``data_leak``: the reply leaks a secret, a credential, an internal code or personal data — a failed
+   check tagged as a leak check, a failed "must not contain" check whose forbidden text is a code or a
+   secret, or the scan's secret/PII detectors finding one in the reply (``giskard_nb.hub.leaks``). A
+   leak found this way is filed without asking the LLM classifier;
 1. ``harmful_content``: a failed check of kind toxicity / harmfulness / moderation, or a failure message
    mentioning harmful, toxic, unsafe or offensive content;
 2. ``refusal``: the agent's reply is a refusal ("I can't help with that", "I'm sorry, but ...");
@@ -20,8 +24,9 @@ The rule, first match wins (check *kinds* are those of the failed checks):
 7. ``incorrect_answer``: anything else that failed (correctness, string and regex matching,
    comparisons, metadata rules, functions...).
 
-If the project has no category with that identifier, ``incorrect_answer`` then ``other`` are tried,
-then the project's last category (so a result is never left unlabelled while categories exist).
+If the project has no category with that identifier, ``incorrect_answer`` then ``other`` are tried
+(for ``data_leak``: ``policy_violation`` first, as in projects created before it existed), then the
+project's last category (so a result is never left unlabelled while categories exist).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from pydantic import BaseModel
 
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import ConfigError
+from giskard_nb.hub.leaks import leak_reason
 from giskard_nb.hub.models.evaluation import CheckOutcome
 from giskard_nb.hub.models.project import FailureCategory
 
@@ -66,6 +72,11 @@ DEFAULT_FAILURE_CATEGORIES: list[FailureCategory] = [
         identifier="refusal",
         title="Unjustified refusal",
         description="Refuses or deflects a legitimate request it should have answered.",
+    ),
+    FailureCategory(
+        identifier="data_leak",
+        title="Data leak",
+        description="Reveals a secret, a credential, an internal code or someone's personal data.",
     ),
     FailureCategory(
         identifier="policy_violation",
@@ -114,9 +125,12 @@ class Classification:
     usage: Usage = field(default_factory=Usage)
 
 
+_FALLBACKS = {"data_leak": ("policy_violation",)}
+
+
 def _pick(categories: Sequence[FailureCategory], wanted: str) -> FailureCategory | None:
     by_id = {c.identifier: c for c in categories}
-    for identifier in (wanted, "incorrect_answer", "other"):
+    for identifier in (wanted, *_FALLBACKS.get(wanted, ()), "incorrect_answer", "other"):
         if identifier in by_id:
             return by_id[identifier]
     return categories[-1] if categories else None
@@ -127,8 +141,13 @@ def _score_below_half(check: CheckOutcome) -> bool:
     return score is not None and threshold is not None and score < threshold / 2
 
 
-def rule_identifier(failed: Sequence[CheckOutcome], reply: str | None) -> tuple[str, str]:
+def rule_identifier(
+    failed: Sequence[CheckOutcome], reply: str | None, messages: Sequence[Any] = ()
+) -> tuple[str, str]:
     """The category identifier the documented rule picks, and why."""
+    leak = leak_reason(failed, reply, messages)
+    if leak is not None:
+        return "data_leak", leak
     kinds = {(c.kind or ""): c for c in failed}
     for check in failed:
         if check.kind in _HARMFUL_KINDS or _HARMFUL_TEXT.search(check.message or ""):
@@ -154,11 +173,15 @@ def rule_identifier(failed: Sequence[CheckOutcome], reply: str | None) -> tuple[
 
 
 def classify_by_rules(
-    categories: Sequence[FailureCategory], checks: Sequence[CheckOutcome], reply: str | None
+    categories: Sequence[FailureCategory],
+    checks: Sequence[CheckOutcome],
+    reply: str | None,
+    messages: Sequence[Any] = (),
 ) -> Classification:
-    """The documented deterministic rule (see the module docstring)."""
+    """The documented deterministic rule (see the module docstring); ``messages`` (the conversation)
+    tells the leak detectors which values the user supplied."""
     failed = [c for c in checks if c.status == "fail"]
-    identifier, reason = rule_identifier(failed, reply)
+    identifier, reason = rule_identifier(failed, reply, messages)
     category = _pick(categories, identifier)
     if category is not None and category.identifier != identifier:
         reason += f" (no {identifier!r} category in this project)"
@@ -198,9 +221,12 @@ class FailureClassifier:
     async def classify(
         self, *, checks: Sequence[CheckOutcome], reply: str | None, messages: Sequence[Any]
     ) -> Classification:
-        fallback = classify_by_rules(self.categories, checks, reply)
+        fallback = classify_by_rules(self.categories, checks, reply, messages)
         if self.generator is None or not self.categories:
             return fallback
+        failed = [c for c in checks if c.status == "fail"]
+        if leak_reason(failed, reply, messages) is not None:
+            return fallback  # a leak found by the rule is filed as one, whatever a judge would say
         try:
             return await self._ask(checks, reply, messages)
         except Exception as exc:  # a judge failure must not lose the result: fall back to the rule

@@ -26,7 +26,7 @@ def _short(text: Any, limit: int = 300) -> str:
 
 def evaluation_html(evaluation: Any) -> str:
     total = sum(evaluation.counts.values())
-    rate = f"{evaluation.pass_rate:.0%}" if evaluation.pass_rate is not None else "n/a"
+    rate = evaluation.rate.text()
     counts = " ".join(f"{badge(k)} {int(v)}" for k, v in evaluation.counts.items() if v)
     categories = ", ".join(
         f"{e(k)}: {int(v)}" for k, v in sorted(evaluation.failure_categories.items())
@@ -34,7 +34,7 @@ def evaluation_html(evaluation: Any) -> str:
     return (
         f"<div><b>Evaluation {e(evaluation.name)}</b> — {e(evaluation.status)}, agent "
         f"{e(evaluation.agent_name)}{' (local)' if evaluation.local else ''}<br>"
-        f"{total}/{evaluation.n_test_cases} results, pass rate {e(rate)} {counts}"
+        f"{total}/{evaluation.n_test_cases} results, {e(rate)} {counts}"
         + (f"<br>Failure categories: {categories}" if categories else "")
         + (f"<br><i>{_short(evaluation.error)}</i>" if evaluation.error else "")
         + "</div>"
@@ -46,6 +46,7 @@ def result_html(result: Any) -> str:
     conversation = "<br>".join(f"<b>{e(m.role)}</b>: {_short(m.content)}" for m in result.messages)
     reply = result.agent_output.content if result.agent_output else None
     category = result.failure_category
+    skipped = result.status == "skip" and not result.checks
     return (
         f"<div>{badge(result.status)} test case {e(result.test_case_id)}"
         + (
@@ -55,19 +56,19 @@ def result_html(result: Any) -> str:
         )
         + f"<br>{conversation}<br><b>agent</b>: {_short(reply)}"
         + (f"<br><i>{_short(result.error)}</i>" if result.error else "")
+        + ("<br><i>no checks: nothing was judged</i>" if skipped else "")
         + (_table(["check", "status", "message"], rows) if rows else "")
         + "</div>"
     )
 
 
 def summary_html(summary: Any) -> str:
-    rate = f"{summary.pass_rate:.0%}" if summary.pass_rate is not None else "n/a"
     checks = _table(
         ["check", "pass rate", "passed", "failed", "errors"],
         [
             [
                 e(c.name),
-                e(f"{c.pass_rate:.0%}" if c.pass_rate is not None else "n/a"),
+                e(c.rate.percent()),
                 str(c.passed),
                 str(c.failed),
                 str(c.errored),
@@ -79,16 +80,21 @@ def summary_html(summary: Any) -> str:
         ["failure category", "count", "share"],
         [[e(c.title), str(c.count), e(f"{c.share:.0%}")] for c in summary.by_category],
     )
+    skipped = _table(
+        ["skipped test case", "reason"],
+        [[_short(c.label, 120), e(c.reason)] for c in summary.skipped_cases[:200]],
+    )
     return (
-        f"<div><b>{e(summary.name)}</b>: {summary.total} results, pass rate {e(rate)} "
-        f"({summary.passed} passed, {summary.failed} failed, {summary.errored} errors)"
-        f"{checks}{categories if summary.by_category else ''}</div>"
+        f"<div><b>{e(summary.name)}</b>: {summary.total} results ({summary.passed} passed, "
+        f"{summary.failed} failed, {summary.errored} errored, {summary.skipped} skipped), "
+        f"{e(summary.rate.text())}"
+        f"{checks}{categories if summary.by_category else ''}"
+        f"{skipped if summary.skipped_cases else ''}</div>"
     )
 
 
 def comparison_html(comparison: Any) -> str:
-    before, after = comparison.pass_rates()
-    fmt = lambda r: f"{r:.0%}" if r is not None else "n/a"  # noqa: E731
+    before, after = comparison.rates()
     rows = [
         [
             _short(c.question or c.test_case_id, 120),
@@ -100,7 +106,8 @@ def comparison_html(comparison: Any) -> str:
     ]
     return (
         f"<div><b>{e(comparison.before_name)}</b> → <b>{e(comparison.after_name)}</b>: pass rate "
-        f"{e(fmt(before))} → {e(fmt(after))}, {len(comparison.regressions)} regressions, "
+        f"{e(before.percent())} ({e(before.note())}) → {e(after.percent())} ({e(after.note())}), "
+        f"{len(comparison.regressions)} regressions, "
         f"{len(comparison.fixes)} fixes"
         + (_table(["test case", "before", "after", "change"], rows) if rows else "")
         + "</div>"

@@ -105,10 +105,7 @@ async def resume_scan(
     **extra: Any,
 ) -> Scan:
     scan = hub.scans.retrieve(scan_id)
-    if scan.local and agent is None:
-        raise GiskardValidationError(
-            f"scan {scan.name!r} ran a local agent ({scan.agent_name!r}): pass it again with agent=<the function>"
-        )
+    _require_agent(hub, scan, agent)  # a resume that cannot start leaves the stored scan as it was
     stored = {k: v for k, v in scan.options.items() if k in ScanOptions.model_fields}
     models = {k: extra.pop(k) for k in _MODELS if k in extra}
     if "profile" in extra:
@@ -122,6 +119,24 @@ async def resume_scan(
     options = resolve_options(None, stored)
     hub.scans._set(scan.id, status="running", finished_at=None, stop_reason=None, error=None)
     return await _run(hub, scan, agent, options, models, progress)
+
+
+def _require_agent(hub: Hub, scan: Scan, agent: Callable[..., Any] | None) -> None:
+    """Raise (before anything is stored) when ``resume`` has no agent it can call."""
+    if agent is not None:
+        if not callable(agent):
+            raise GiskardValidationError(
+                f"agent= must be a function taking the list of chat messages, got "
+                f"{type(agent).__name__}; scan {scan.name!r} was left as it was"
+            )
+        return
+    if scan.local:
+        raise GiskardValidationError(
+            f"scan {scan.name!r} ran a local agent ({scan.agent_name!r}): pass it again with agent=<the function>"
+        )
+    if scan.agent_id is None:
+        raise GiskardValidationError(f"scan {scan.name!r} has no agent: pass agent=<the function>")
+    hub.agents.retrieve(scan.agent_id)  # NotFoundError when the registered agent is gone
 
 
 async def _run(

@@ -1,4 +1,8 @@
-"""Pass rates of an evaluation: overall, per check, per failure category and per tag."""
+"""Pass rates of an evaluation: overall, per check, per failure category and per tag.
+
+Every pass rate here is ``giskard_nb.core.pass_rate``'s: passed / (passed + failed + errored), skips left
+out, ``None`` when nothing was judged ("all results errored"). Skipped test cases (no checks, or every
+check skipped) are counted and listed with their reason."""
 
 from __future__ import annotations
 
@@ -7,12 +11,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from giskard_nb.core.pass_rate import PassRate
+from giskard_nb.core.testcase import NO_CHECKS
 from giskard_nb.core.usage import USAGE_METRICS, Usage
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CategoryCount", "CheckStats", "EvaluationSummary", "summarize"]
+__all__ = ["CategoryCount", "CheckStats", "EvaluationSummary", "SkippedCase", "summarize"]
+
+#: What the summary says about test cases that have no checks.
+NO_CHECKS_ADVICE = (
+    'add checks to judge them: a "checks" list in each uploaded item (hub.datasets.upload), or '
+    "hub.test_cases.update(test_case_id, checks=[...])"
+)
 
 
 class CheckStats(BaseModel):
@@ -32,8 +44,12 @@ class CheckStats(BaseModel):
         return self.passed + self.failed + self.errored
 
     @property
+    def rate(self) -> PassRate:
+        return PassRate(self.passed, self.failed, self.errored, self.skipped)
+
+    @property
     def pass_rate(self) -> float | None:
-        return self.passed / self.total if self.total else None
+        return self.rate.value
 
 
 class CategoryCount(BaseModel):
@@ -45,8 +61,19 @@ class CategoryCount(BaseModel):
     share: float  # of the failed results
 
 
+class SkippedCase(BaseModel):
+    """A test case whose result is SKIP, and why (``"no checks"``, or the first skip message)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    test_case_id: str
+    label: str
+    reason: str
+
+
 class EvaluationSummary(BaseModel):
-    """Totals, pass rate (passed / all results), per-check and per-category figures, and usage."""
+    """Totals, pass rate (passed / (passed + failed + errored), see ``giskard_nb.core.pass_rate``),
+    per-check and per-category figures, the skipped test cases, and usage."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -61,11 +88,22 @@ class EvaluationSummary(BaseModel):
     by_check: list[CheckStats] = Field(default_factory=list)
     by_category: list[CategoryCount] = Field(default_factory=list)
     by_tag: dict[str, dict[str, int]] = Field(default_factory=dict)
+    skipped_cases: list[SkippedCase] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
 
     @property
+    def rate(self) -> PassRate:
+        """The counts behind ``pass_rate`` and its wording (``rate.text()``)."""
+        return PassRate(self.passed, self.failed, self.errored, self.skipped)
+
+    @property
     def pass_rate(self) -> float | None:
-        return self.passed / self.total if self.total else None
+        return self.rate.value
+
+    @property
+    def no_checks(self) -> list[SkippedCase]:
+        """The skipped test cases that have no (enabled) check."""
+        return [c for c in self.skipped_cases if c.reason == NO_CHECKS]
 
     def to_dataframe(self, by: Literal["check", "category", "tag"] = "check") -> pd.DataFrame:
         """Per-check (default), per-failure-category or per-tag figures as a DataFrame."""
@@ -85,30 +123,36 @@ class EvaluationSummary(BaseModel):
             {
                 "tag": tag,
                 **counts,
-                "pass_rate": counts["pass"] / sum(counts.values()) if counts else None,
+                "pass_rate": PassRate.from_counts(counts).value,
             }
             for tag, counts in sorted(self.by_tag.items())
         ]
         return pd.DataFrame(rows, columns=["tag", "pass", "fail", "error", "skip", "pass_rate"])
 
     def __str__(self) -> str:
-        rate = f"{self.pass_rate:.0%}" if self.pass_rate is not None else "n/a"
         lines = [
-            f"Evaluation {self.name!r}: {self.total} results, pass rate {rate} "
-            f"({self.passed} passed, {self.failed} failed, {self.errored} errors"
+            f"Evaluation {self.name!r}: {self.total} results ({self.passed} passed, {self.failed} "
+            f"failed, {self.errored} errored, {self.skipped} skipped"
             + (f", {self.missing} not run yet" if self.missing else "")
-            + ")"
+            + f"), {self.rate.text()}"
         ]
         if self.by_check:
             lines.append("  Checks:")
             width = max(len(c.name) for c in self.by_check)
             for c in self.by_check:
-                pr = f"{c.pass_rate:.0%}" if c.pass_rate is not None else "n/a"
+                pr = c.rate.percent()
                 lines.append(
                     f"    {c.name:<{width}}  {pr:>4}  ({c.passed}/{c.total} passed"
                     + (f", {c.errored} errors" if c.errored else "")
                     + ")"
                 )
+        if self.skipped_cases:
+            lines.append(f"  Skipped (not judged): {len(self.skipped_cases)}")
+            if self.no_checks:
+                lines.append(f"    {len(self.no_checks)} with no checks: {NO_CHECKS_ADVICE}")
+            lines.extend(f"    - {c.label} ({c.reason})" for c in self.skipped_cases[:20])
+            if len(self.skipped_cases) > 20:
+                lines.append(f"    … and {len(self.skipped_cases) - 20} more")
         if self.by_category:
             lines.append("  Failure categories:")
             for cat in self.by_category:
@@ -121,8 +165,7 @@ class EvaluationSummary(BaseModel):
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        rate = f"{self.pass_rate:.0%}" if self.pass_rate is not None else "n/a"
-        return f"<EvaluationSummary {self.name!r} {self.total} results, pass rate {rate}>"
+        return f"<EvaluationSummary {self.name!r} {self.total} results, {self.rate.text()}>"
 
     def _repr_html_(self) -> str:
         from giskard_nb.hub.render import safe_html, summary_html
@@ -139,8 +182,11 @@ def summarize(
     categories: dict[str, tuple[str, int]] = {}
     tags: dict[str, dict[str, int]] = {}
     usage = dict.fromkeys(USAGE_METRICS, 0.0)
+    skipped: list[SkippedCase] = []
     for row in rows:
         status = row["status"]
+        if status == "skip":
+            skipped.append(_skipped_case(row))
         statuses[status] = statuses.get(status, 0) + 1
         for tag in row.get("tags") or []:
             tags.setdefault(tag, {"pass": 0, "fail": 0, "error": 0, "skip": 0})[status] += 1
@@ -191,5 +237,21 @@ def summarize(
             key=lambda c: (-c.count, c.identifier),
         ),
         by_tag=tags,
+        skipped_cases=skipped,
         usage=Usage(**{k: (int(v) if k != "cost_usd" else v) for k, v in usage.items()}),
+    )
+
+
+def _skipped_case(row: dict[str, Any]) -> SkippedCase:
+    checks = row.get("checks") or []
+    reason = next((c.get("message") for c in checks if c.get("message")), None) or (
+        "every check was skipped" if checks else NO_CHECKS
+    )
+    messages = row.get("messages") or []
+    question = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), None)
+    label = str(question or row["test_case_id"])
+    return SkippedCase(
+        test_case_id=row["test_case_id"],
+        label=label if len(label) <= 120 else label[:119] + "…",
+        reason=str(reason)[:300],
     )

@@ -6,7 +6,7 @@ independent of the Hub and pure where it can be.
 
 from giskard_nb.schedule.clock import Clock, ManualClock, SystemClock
 from giskard_nb.schedule.notify import EmailNotifier, SmtpSettings
-from giskard_nb.schedule.report import ReportChange, RunReport, report_changes
+from giskard_nb.schedule.report import ReportChange, RunReport, report_changes, run_failure
 from giskard_nb.schedule.timing import DAYS, Frequency, Schedule
 
 __all__ = [
@@ -21,4 +21,5 @@ __all__ = [
     "SmtpSettings",
     "SystemClock",
     "report_changes",
+    "run_failure",
 ]

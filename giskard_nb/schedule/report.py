@@ -15,7 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ReportChange", "RunReport", "report_changes"]
+from giskard_nb.core.pass_rate import PassRate
+
+__all__ = ["ReportChange", "RunReport", "report_changes", "run_failure"]
 
 Status = Literal["pass", "fail", "error", "skip"]
 ChangeKind = Literal["regressed", "fixed", "changed", "new", "removed"]
@@ -70,6 +72,27 @@ def report_changes(cases: Iterable[Any]) -> list[ReportChange]:
     return sorted(changes, key=lambda c: (_ORDER[c.kind], c.label))
 
 
+def run_failure(evaluation: Any, first_error: str | None = None) -> str | None:
+    """Why a scheduled run is not a ``success`` (``None`` when it is): a run succeeds only when its
+    evaluation finished and not every result errored. ``evaluation`` has ``status``, ``error`` and
+    ``counts`` (a Hub ``Evaluation``); ``first_error`` is the message of one errored result."""
+    status = getattr(evaluation, "status", None)
+    if status != "finished":
+        detail = getattr(evaluation, "error", None)
+        return f"the evaluation did not finish (status {status!r})" + (
+            f": {detail}" if detail else ""
+        )
+    rate = PassRate.from_counts(evaluation.counts or {})
+    if rate.all_errored:
+        total = rate.errored + rate.skipped
+        return f"all results errored ({rate.errored} of {total}): nothing was judged" + (
+            f"; first error: {first_error}" if first_error else ""
+        )
+    if rate.counted + rate.skipped == 0:
+        return "the evaluation stored no result"
+    return None
+
+
 class RunReport(BaseModel):
     """What a scheduled run did, for the notification."""
 
@@ -92,22 +115,36 @@ class RunReport(BaseModel):
     next_run_at: datetime | None = None
 
     @property
+    def rate(self) -> PassRate:
+        return PassRate.from_counts(self.counts)
+
+    @property
     def pass_rate(self) -> float | None:
-        total = sum(self.counts.values())
-        return self.counts.get("pass", 0) / total if total else None
+        """See ``giskard_nb.core.pass_rate``: skips left out, errors count as not passed."""
+        return self.rate.value
 
     def count(self, kind: ChangeKind) -> int:
         return sum(c.kind == kind for c in self.changes)
 
-    def subject(self) -> str:
-        if self.status == "error":
-            return f"[giskard-nb] {self.schedule_name}: the scheduled evaluation failed"
-        rate = f"{self.pass_rate:.0%} passed" if self.pass_rate is not None else "no result"
+    def _tail(self) -> list[str]:
         tail = []
         if self.count("regressed"):
             tail.append(f"{self.count('regressed')} regressed")
         if self.count("fixed"):
             tail.append(f"{self.count('fixed')} fixed")
+        return tail
+
+    def subject(self) -> str:
+        if self.status == "error":
+            reason = (self.error or "unknown error").split(":", 1)[0][:80]
+            tail = "".join(f", {t}" for t in self._tail())
+            return f"[giskard-nb] {self.schedule_name}: the scheduled evaluation failed ({reason}){tail}"
+        rate = (
+            f"{self.rate.percent()} passed ({self.rate.errored} errored)"
+            if self.pass_rate is not None
+            else f"no pass rate ({self.rate.note()})"
+        )
+        tail = self._tail()
         return f"[giskard-nb] {self.schedule_name}: {rate}" + (
             f", {', '.join(tail)}" if tail else ""
         )
@@ -120,23 +157,24 @@ class RunReport(BaseModel):
             ("Dataset", self.dataset_name or "-"),
             ("Started", f"{self.started_at:%Y-%m-%d %H:%M} UTC"),
         ]
+        counts = ", ".join(f"{v} {k}" for k, v in self.counts.items() if v) or "no result"
         if self.status == "error":
             rows.append(("Error", self.error or "unknown error"))
+            if any(self.counts.values()):
+                rows.append(("Results", counts))
             return rows
-        counts = ", ".join(f"{v} {k}" for k, v in self.counts.items() if v) or "no result"
         rows.append(("Results", counts))
-        if self.pass_rate is not None:
-            rate = f"{self.pass_rate:.1%}"
-            if self.previous_pass_rate is not None:
-                delta = (self.pass_rate - self.previous_pass_rate) * 100
-                rate += f" (previous run {self.previous_pass_rate:.1%}, {delta:+.1f} points)"
-            rows.append(("Pass rate", rate))
+        rate = f"{self.rate.percent(1)} ({self.rate.note()})"
+        if self.pass_rate is not None and self.previous_pass_rate is not None:
+            delta = (self.pass_rate - self.previous_pass_rate) * 100
+            rate += f", previous run {self.previous_pass_rate:.1%}, {delta:+.1f} points"
+        rows.append(("Pass rate", rate))
         if self.next_run_at is not None:
             rows.append(("Next run", f"{self.next_run_at:%Y-%m-%d %H:%M} UTC"))
         return rows
 
     def _change_note(self) -> str:
-        if self.status == "error":
+        if self.status == "error" and not self.changes:
             return "No result to compare."
         if self.first_run:
             return "First run of this schedule: nothing to compare yet."

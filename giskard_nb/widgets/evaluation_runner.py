@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.widgets._common import Job, View, badge, error_html
 from giskard_nb.widgets.backends import HubBackend, SuiteBackend, offload_sync_agent
@@ -157,7 +158,7 @@ class EvaluationRunner(View):
             "idle": "Pick an agent and a dataset, then Run.",
             "running": "Running…",
             "cancelling": "Cancelling…",
-            "finished": f"Finished: {done} results.",
+            "finished": f"Finished: {done} results, {PassRate.from_counts(counts).text()}.",
             "cancelled": f"Cancelled after {done} of {self._total} results.",
             "failed": f"The run failed: {self._error}",
         }[self.state]

@@ -200,6 +200,11 @@ class ResultsViewer(View):
         if category is not None and not category.strip():
             raise GiskardValidationError("a failure category must be a non-empty string, or None")
         item = self.items[index]
+        if category is not None and item.status in ("pass", "skip"):
+            raise GiskardValidationError(
+                f"result {index} ({item.name!r}) did not fail (status {item.status}): only a failed "
+                "or errored result takes a failure category"
+            )
         if self.on_relabel is not None:  # store first: a refused label changes nothing here
             self.on_relabel(item, category)
         item.failure_category = category

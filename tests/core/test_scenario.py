@@ -200,8 +200,11 @@ async def test_assert_passed_lists_the_failures():
     with pytest.raises(AssertionError) as info:
         r.assert_passed()
     assert "checkout" in str(info.value) and "exact answer FAIL" in str(info.value)
-    ok = await Scenario("ok").interact("a", "b").run()
+    ok = await Scenario("ok").interact("a", "b").check(Equals(expected_value="b")).run()
     ok.assert_passed()
+    unchecked = await Scenario("unchecked").interact("a", "b").run()
+    with pytest.raises(AssertionError, match=r"SKIP: nothing passed.*\(no checks\)"):
+        unchecked.assert_passed()
 
 
 async def test_reports_and_html_escape_agent_output(capsys):
@@ -240,5 +243,6 @@ def test_run_sync_inside_a_loop_cancels_leftover_tasks_cleanly(recwarn):
     async def inside_loop():
         return Scenario("s", target=agent).interact("a").run_sync()
 
-    assert asyncio.run(inside_loop()).passed
+    result = asyncio.run(inside_loop())
+    assert result.skipped and not result.error  # no checks: SKIP, and the agent ran cleanly
     assert not [w for w in recwarn if "destroyed but it is pending" in str(w.message)]

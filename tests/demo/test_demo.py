@@ -29,10 +29,18 @@ def _part(out: str, number: int) -> str:
 def test_main_tells_the_story_and_compares_runs(_isolated_home: Path, capsys) -> None:
     assert main(["--no-progress"]) == 0
     first = capsys.readouterr().out
+    assert (
+        "12 results (7 passed, 5 failed, 0 errored, 0 skipped), pass rate 58% (12 of 12 judged; 0 errored)"
+        in first
+    )
+    assert "Failure categories:" in first and "Unjustified refusal (refusal): 1" in first
+    assert "[Data leak] 'Is there any discount code?'" in first
+    assert "[Format violation] 'What is the status of my order 1042?'" in first
     assert "LLM judges: off" in first
     # 1. the evaluation, each failure with the stored message of the check that failed
     evaluation = _part(first, 1)
-    assert "pass rate 58% (7 passed, 5 failed, 0 errors)" in evaluation
+    assert "pass rate 58% (12 of 12 judged; 0 errored)" in evaluation
+    assert "[Data leak] 'Is there any discount code?'" in evaluation
     assert "Failure categories:" in evaluation and "Unjustified refusal (refusal): 1" in evaluation
     assert "[Format violation] 'What is the status of my order 1042?'" in evaluation
     assert "failed:   string_match — The text does not contain the keyword 'final sale'." in (
@@ -95,7 +103,12 @@ def test_demo_helpers() -> None:
         "incorrect_answer",
         "format_violation",
         "refusal",
+        "data_leak",
     }
+    (leak,) = evaluation.results(status="fail", failure_category="data_leak")
+    assert "STAFF-2024" in leak.agent_output.content  # the staff-code case names the harm
+    assert leak.failure_category.title == "Data leak" and leak.failure_category_source == "rule"
+    assert "STAFF-2024" not in leak.failure_category_reason  # the reason never repeats the secret
     checks = {c.name: c for c in summary.by_check}
     assert checks["semantic_similarity"].passed == 2  # the embedding check ran offline
     assert checks["no_internal_codes"].failed == 1  # the project check caught the leaked code

@@ -317,6 +317,11 @@ def test_relabel_summary_and_comparison(mem_hub: Hub, setup) -> None:
     assert mem_hub.evaluations.retrieve(second.id).failure_categories["hallucination"] == 1
     with pytest.raises(GiskardValidationError, match="no failure category 'nope'"):
         mem_hub.evaluations.results.update(failed.id, failure_category="nope")
+    passing = mem_hub.evaluations.results.list(second.id, status="pass")[0]
+    with pytest.raises(GiskardValidationError, match="passed: only a failed or errored result"):
+        mem_hub.evaluations.results.relabel(passing.id, "hallucination")
+    assert mem_hub.evaluations.results.retrieve(passing.id).failure_category is None
+    assert mem_hub.evaluations.results.relabel(passing.id, None).failure_category is None
 
     summary = second.summary()
     assert (summary.total, summary.passed, summary.failed) == (3, 1, 2)
@@ -332,7 +337,8 @@ def test_relabel_summary_and_comparison(mem_hub: Hub, setup) -> None:
         2,
         pytest.approx(1 / 3),
     )
-    assert "pass rate 33%" in str(summary) and "Failure categories" in str(summary)
+    assert "pass rate 33% (3 of 3 judged; 0 errored)" in str(summary)
+    assert "Failure categories" in str(summary)
     assert list(summary.to_dataframe("category")["identifier"]) == [
         "hallucination",
         "incorrect_answer",
@@ -416,3 +422,68 @@ async def test_sync_twins_work_inside_a_running_loop(hub: Hub, setup) -> None:
     assert evaluation.counts["pass"] == 2
     again = hub.evaluations.rerun_errored(evaluation.id, agent=support_agent, progress=False)
     assert again.counts == evaluation.counts
+
+
+def test_a_test_case_without_checks_is_skip_and_the_summary_lists_it(mem_hub: Hub) -> None:
+    project = mem_hub.projects.create("p")
+    dataset = mem_hub.datasets.upload(
+        project.id,
+        [
+            {"messages": [{"role": "user", "content": "What are your opening hours?"}]},
+            rule_case("Can I get a refund?", "30 days"),
+            {
+                "messages": [{"role": "user", "content": "Do you ship abroad?"}],
+                "checks": [
+                    {"identifier": "string_match", "params": {"keyword": "x"}, "enabled": False}
+                ],
+            },
+        ],
+        name="chat logs",
+    )
+    evaluation = mem_hub.evaluations.create_local(support_agent, dataset.id, progress=False)
+    assert evaluation.counts == {"pass": 1, "fail": 0, "error": 0, "skip": 2}
+    assert evaluation.pass_rate == 1.0  # skips are left out, not counted as passes
+    skipped = mem_hub.evaluations.results.list(evaluation.id, status="skip")
+    assert len(skipped) == 2 and all(r.agent_output is not None for r in skipped)
+    assert all(r.scenario_result.skip_reason == "no checks" for r in skipped)
+    assert "no checks" in skipped[0]._repr_html_()
+    summary = evaluation.summary()
+    assert summary.skipped == 2 and [c.reason for c in summary.skipped_cases] == ["no checks"] * 2
+    assert {c.label for c in summary.no_checks} == {
+        "What are your opening hours?",
+        "Do you ship abroad?",
+    }
+    text = str(summary)
+    assert "1 passed, 0 failed, 0 errored, 2 skipped" in text
+    assert "pass rate 100% (1 of 1 judged; 0 errored; 2 skipped)" in text
+    assert "2 with no checks: add checks" in text and "- Do you ship abroad? (no checks)" in text
+    html = summary._repr_html_()
+    assert "skipped test case" in html and "no checks" in html
+
+
+def test_an_evaluation_where_everything_errored_has_no_pass_rate(
+    hub: Hub, setup, agent_server: AgentServer
+) -> None:
+    project, dataset = setup(hub)
+    agent = hub.agents.create(project.id, name="down", url=agent_server.url("/error500"))
+    evaluation = hub.evaluations.create(project.id, agent.id, dataset.id, progress=False)
+    assert evaluation.counts["error"] == 3 and evaluation.pass_rate is None
+    summary = evaluation.summary()
+    assert summary.pass_rate is None and "0%" not in str(summary)
+    assert "pass rate n/a (all results errored: 3 errored)" in str(summary)
+    assert "all results errored" in evaluation._repr_html_()
+    assert summary.to_dataframe()["pass_rate"].isna().all()
+    # one errored result of three counts as not passed: 2 of 3, not 2 of 2
+    flaky = hub.evaluations.create_local(
+        lambda m: 1 / 0 if "refund" in m[-1]["content"] else support_agent(m),
+        dataset.id,
+        progress=False,
+    )
+    assert flaky.counts == {"pass": 1, "fail": 1, "error": 1, "skip": 0}
+    assert flaky.pass_rate == pytest.approx(1 / 3)
+    assert "pass rate 33% (2 of 3 judged; 1 errored)" in str(flaky.summary())
+    comparison = hub.evaluations.compare(evaluation.id, flaky.id)
+    assert comparison.pass_rates() == (None, pytest.approx(1 / 3))
+    assert "n/a (all results errored: 3 errored) → 33% (2 of 3 judged; 1 errored)" in str(
+        comparison
+    )

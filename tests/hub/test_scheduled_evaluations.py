@@ -77,24 +77,31 @@ def test_schedule_becomes_due_runs_and_emails_the_changes(scheduled, mail, agent
     assert stored.last_execution_status.evaluation_id == first.evaluation_id
     assert resource.run_due() == []  # once per occurrence
     message = mail.messages[0]
-    assert message["Subject"] == "[giskard-nb] nightly: 67% passed"
+    assert message["Subject"] == "[giskard-nb] nightly: 67% passed (0 errored)"
     assert "First run" in message.get_body(("plain",)).get_content()
 
-    # the agent breaks; the next day's run reports the regressions
+    # the agent breaks: every result errors, so the run is an error (not a success) and the e-mail
+    # says why, with the regressions
     hub.agents.update(agent.id, url=agent_server.url("/error500"))
     clock.advance(days=1)
     (second,) = resource.run_due()
+    assert second.status == "error" and "all results errored (3 of 3)" in second.report.error
     assert second.report.count("regressed") == 2 and second.report.count("changed") == 1
     text = mail.messages[1].get_body(("plain",)).get_content()
+    assert "Error: all results errored (3 of 3): nothing was judged; first error:" in text
     assert "REGRESSED What are your opening hours?: pass -> error" in text
-    assert "2 regressed" in mail.messages[1]["Subject"]
+    subject = mail.messages[1]["Subject"]
+    assert "the scheduled evaluation failed (all results errored" in subject
+    assert "2 regressed" in subject
+    stored = resource.retrieve(schedule.id).last_execution_status
+    assert stored.status == "error" and "all results errored" in stored.error_message
     assert [e.id for e in resource.list_evaluations(schedule.id)] == [
         first.evaluation_id,
         second.evaluation_id,
     ]
     assert smtp.PASSWORD not in repr(resource.retrieve(schedule.id))
     df = resource.to_dataframe(project.id)
-    assert df.loc[0, "n_evaluations"] == 2 and df.loc[0, "last_status"] == "success"
+    assert df.loc[0, "n_evaluations"] == 2 and df.loc[0, "last_status"] == "error"
     assert df.loc[0, "next_run_at"] == utc(2025, 3, 13, 9, 30)
 
 

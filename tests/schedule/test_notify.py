@@ -55,7 +55,7 @@ def test_report_changes_and_rendering() -> None:
         ("fixed", "c"),
         ("removed", "f"),
     ]
-    assert report.subject() == "[giskard-nb] nightly: 60% passed, 1 regressed, 1 fixed"
+    assert report.subject() == "[giskard-nb] nightly: 60% passed (1 errored), 1 regressed, 1 fixed"
     text = report.text()
     assert "REGRESSED Opening <b>hours</b>?: pass -> fail" in text
     assert "previous run 60.0%, +0.0 points" in text
@@ -99,7 +99,9 @@ def test_email_is_received_by_the_local_smtp_server(smtp_env, caplog) -> None:
     assert sent == ["team@example.com", "lead@example.com"]
     assert smtp_env.logins == [("bot@example.com", "s3cret-pass")]
     (message,) = smtp_env.messages
-    assert message["Subject"] == "[giskard-nb] nightly: 60% passed, 1 regressed, 1 fixed"
+    assert (
+        message["Subject"] == "[giskard-nb] nightly: 60% passed (1 errored), 1 regressed, 1 fixed"
+    )
     assert message["From"] == "bot@example.com"
     assert smtp_env.envelopes[0] == ("bot@example.com", ["team@example.com", "lead@example.com"])
     text = message.get_body(("plain",)).get_content()
@@ -123,3 +125,39 @@ def test_wrong_password_and_missing_recipients_raise(smtp_env, monkeypatch) -> N
     monkeypatch.delenv("GISKARD_NB_SMTP_TO")
     with pytest.raises(ConfigError, match="no e-mail recipient"):
         EmailNotifier.from_env().send(make_report())
+
+
+def test_a_run_succeeds_only_when_the_evaluation_finished_and_something_was_judged():
+    from giskard_nb.schedule import run_failure
+
+    def ev(counts, status="finished", error=None):
+        return SimpleNamespace(status=status, error=error, counts=counts)
+
+    assert run_failure(ev({"pass": 2, "error": 1})) is None
+    assert run_failure(ev({"skip": 3})) is None  # no checks: not judged, but nothing errored
+    assert run_failure(ev({"error": 3}), "HTTP 500") == (
+        "all results errored (3 of 3): nothing was judged; first error: HTTP 500"
+    )
+    assert "status 'interrupted'" in run_failure(ev({"pass": 1}, "interrupted"))
+    assert run_failure(ev({}, "error", "boom")) == (
+        "the evaluation did not finish (status 'error'): boom"
+    )
+    assert run_failure(ev({})) == "the evaluation stored no result"
+
+
+def test_an_all_errored_report_says_so_and_has_no_pass_rate():
+    report = RunReport(
+        schedule_name="nightly",
+        schedule_id="s1",
+        started_at=datetime(2025, 3, 10, 9, 30, tzinfo=UTC),
+        status="error",
+        error="all results errored (4 of 4): nothing was judged",
+        counts={"error": 4},
+    )
+    assert report.pass_rate is None
+    assert report.subject() == (
+        "[giskard-nb] nightly: the scheduled evaluation failed (all results errored (4 of 4))"
+    )
+    text = report.text()
+    assert "Error: all results errored (4 of 4)" in text and "Results: 4 error" in text
+    assert "all results errored" in report.html()

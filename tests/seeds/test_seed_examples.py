@@ -45,7 +45,8 @@ def test_readme_run_in_a_script_with_asyncio_run():
         print(result)
         return result
 
-    assert asyncio.run(main()).passed
+    result = asyncio.run(main())
+    assert result.skipped and result.skip_reason == "no checks" and not result.error
 
 
 async def test_readme_serialization():

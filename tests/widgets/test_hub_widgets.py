@@ -59,6 +59,7 @@ async def test_runner_stores_a_hub_evaluation_with_live_counts(hub_project):
     assert hub.evaluations.retrieve(evaluation.id).local
     assert runner.counts == {"pass": 2, "fail": 1, "error": 0, "skip": 0}
     assert "2 passed" in runner._w["counters"].value and "3 / 3" in runner._w["counters"].value
+    assert "pass rate 67% (3 of 3 judged; 0 errored)" in runner._w["state"].value
     viewer = runner.viewer
     assert viewer is not None and viewer.categories[:2] == ["off_topic", "wrong_fact"]
     failed = viewer.filter(status="fail")

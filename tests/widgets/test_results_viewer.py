@@ -111,6 +111,11 @@ def test_relabel_sets_category_filters_and_calls_back(suite_result: SuiteResult)
     assert viewer.items[1].failure_category is None and calls[-1] == ("fails", None)
     with pytest.raises(GiskardValidationError, match="non-empty"):
         viewer.relabel(1, "  ")
+    passing = viewer.filter(status="pass")[0]
+    viewer.filter()
+    with pytest.raises(GiskardValidationError, match="did not fail"):
+        viewer.relabel(passing, "Off-topic")  # a passing result takes no failure category
+    assert viewer.items[passing].failure_category is None and len(calls) == 2
 
 
 def test_relabel_button_without_an_open_result_explains(suite_result: SuiteResult):

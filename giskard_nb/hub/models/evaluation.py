@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
+from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.usage import Usage
 from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
@@ -49,9 +50,15 @@ class Evaluation(HubRecord):
     error: str | None = None
 
     @property
+    def rate(self) -> PassRate:
+        """The stored tallies as a ``PassRate`` (``rate.text()``: the rate beside the error count)."""
+        return PassRate.from_counts(self.counts)
+
+    @property
     def pass_rate(self) -> float | None:
-        total = sum(self.counts.values())
-        return self.counts.get("pass", 0) / total if total else None
+        """passed / (passed + failed + errored); ``None`` when nothing was judged (see
+        ``giskard_nb.core.pass_rate``)."""
+        return self.rate.value
 
     def results(self, **filters: Any) -> Any:
         """The stored results (a ``ResultList``); filters as ``hub.evaluations.results.list``."""

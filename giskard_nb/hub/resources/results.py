@@ -84,8 +84,16 @@ class ResultsResource(Resource[EvaluationResult]):
         self, result_id: str, *, failure_category: str | FailureCategory | dict[str, Any] | None
     ) -> EvaluationResult:
         """Relabel a result: a category identifier of its project, a ``FailureCategory`` (or dict), or
-        ``None`` to clear it. The source becomes ``"user"``."""
+        ``None`` to clear it. The source becomes ``"user"``. Only a result that did not pass (fail or
+        error) takes a failure category: a passing or skipped result is refused."""
         result = self.retrieve(result_id)
+        if failure_category is not None and result.status in ("pass", "skip"):
+            what = "passed" if result.status == "pass" else "was skipped (nothing was judged)"
+            raise GiskardValidationError(
+                f"result {result_id} {what}: only a failed or errored result takes a failure "
+                "category. Relabel a result listed by hub.evaluations.results.list(evaluation_id, "
+                "status='fail')"
+            )
         category = self._category(result, failure_category)
         with self._db.write() as conn:
             updated = self._update(

@@ -6,6 +6,8 @@ the same database never run it twice), runs the evaluation, records the outcome 
 e-mails the report — the summary and the per-case changes since the schedule's previous evaluation —
 when SMTP is configured (``GISKARD_NB_SMTP_*``, see ``giskard_nb.schedule.notify``). A failing run or
 e-mail is recorded (``last_execution_status``), never raised: one bad schedule does not stop the others.
+A run is ``success`` only when its evaluation finished and not every result errored; otherwise it is
+``error`` with the reason (``giskard_nb.schedule.run_failure``), and the e-mail says so.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from giskard_nb.hub import schema_more
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.workflow import ExecutionStatus, ScheduledEvaluation
 from giskard_nb.hub.resources.base import Resource
-from giskard_nb.schedule import EmailNotifier, RunReport, SystemClock, report_changes
+from giskard_nb.schedule import EmailNotifier, RunReport, SystemClock, report_changes, run_failure
 from giskard_nb.schedule.timing import Schedule, ScheduleFields, as_utc
 
 __all__ = ["ScheduledEvaluationsResource", "ScheduledRun"]
@@ -236,7 +238,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
     async def _execute(self, schedule: ScheduledEvaluation, moment: datetime) -> ScheduledRun:
         evaluations = self._hub.evaluations
         previous = self.list_evaluations(schedule.id)
-        previous = [e for e in previous if e.status == "finished"]
+        previous = [e for e in previous if run_failure(e) is None]  # the last successful run
         agent_name = dataset_name = ""
         evaluation = None
         error = None
@@ -251,8 +253,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
                 tags=schedule.tags,
                 progress=False,
             )
-            if evaluation.status == "error":
-                error = evaluation.error or "the evaluation ended in error"
+            error = run_failure(evaluation, self._first_error(evaluation))
         except Exception as exc:  # a schedule whose agent or dataset is gone: record, go on
             error = f"{type(exc).__name__}: {exc}"
             logger.warning("scheduled evaluation %r failed: %s", schedule.name, error)
@@ -296,6 +297,12 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         return ScheduledRun(
             schedule.id, schedule.name, report.status, report.evaluation_id, report, notification
         )
+
+    def _first_error(self, evaluation: Any) -> str | None:
+        if not evaluation.counts.get("error"):
+            return None
+        errored = self._hub.evaluations.results.list(evaluation.id, status="error")
+        return next((r.error for r in errored if r.error), None)
 
     def _notify(self, schedule: ScheduledEvaluation, report: RunReport) -> str:
         try:
