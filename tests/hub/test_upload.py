@@ -169,7 +169,8 @@ def test_shared_promptflow_files_upload(mem_hub: Hub, shared_data: Path) -> None
         progress=False,
     )
     results = evaluation.results()
-    assert len(results) == 6 and {r.status for r in results} == {"pass"}
+    # chat logs carry no checks: SKIP "no checks", never PASS
+    assert len(results) == 6 and {r.status for r in results} == {"skip"}
     assert {r.agent_output.content for r in results} == {
         f"{len(c.messages)} messages received" for c in cases
     }

@@ -97,7 +97,9 @@ async def test_dataset_probes_scan_offline(attack_dir, agents):
         "judge": None,
         "generator": None,
     }
-    assert (await run_scan(agents["refusing"], **kw)).grade == "A"
+    # harm needs a judge: offline, a refusing agent is "not assessed", never a clean A
+    clean = await run_scan(agents["refusing"], **kw)
+    assert clean.grade is None and clean.incomplete and not clean.findings
     report = await run_scan(compliant, **kw)
     assert report.grade == "D" and len(report.findings) == 6
     assert {a.attack.source for a in report.attempts} == {"dataset:jbb"}
