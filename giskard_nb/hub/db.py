@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from giskard_nb.config import home_dir
 from giskard_nb.errors import ConfigError, HubError
 from giskard_nb.hub import schema
+from giskard_nb.hub.migrate import TABLE_LAYOUT, add_missing_columns
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.secrets import mask_url
 
@@ -80,6 +81,7 @@ class Database:
     def _prepare(self) -> None:
         with self.write() as conn:
             schema.metadata.create_all(conn)
+            _upgrade_layout(conn)
             row = conn.execute(
                 sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
             ).first()
@@ -184,6 +186,20 @@ def _sqlite_engine(url: str) -> sa.Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
+
+
+def _upgrade_layout(conn: sa.Connection) -> None:
+    """Bring an older file's tables up to ``TABLE_LAYOUT`` (new nullable columns, empty) and record
+    it in ``hub_meta`` (never lowered: a newer layout is left as it is)."""
+    key = schema.meta.c.key == "table_layout"
+    stored = conn.execute(sa.select(schema.meta.c.value).where(key)).scalar()
+    if stored is not None and int(stored) >= TABLE_LAYOUT:
+        return
+    add_missing_columns(conn, schema.metadata)
+    if stored is None:
+        conn.execute(schema.meta.insert().values(key="table_layout", value=str(TABLE_LAYOUT)))
+    else:
+        conn.execute(sa.update(schema.meta).where(key).values(value=str(TABLE_LAYOUT)))
 
 
 def _lock_timeout() -> float:

@@ -34,6 +34,7 @@ from giskard_nb.hub.models.base import utcnow
 from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec, HubTestCase
 from giskard_nb.hub.models.evaluation import CheckOutcome, Evaluation, EvaluationResult
+from giskard_nb.hub.ownership import beat_forever
 
 if TYPE_CHECKING:
     from giskard_nb.hub.hub import Hub
@@ -91,7 +92,8 @@ class EvaluationRun:
     async def run(self, test_cases: Sequence[HubTestCase]) -> Evaluation:
         """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
         evaluations = self.hub.evaluations
-        evaluations._set_status(self.evaluation.id, "running")
+        evaluations._claim(self.evaluation.id)  # refused while another live run holds it
+        beat = asyncio.create_task(beat_forever(lambda: evaluations._beat(self.evaluation.id)))
         self._bar_handle = self._bar(len(test_cases))
         queue: Iterator[HubTestCase] = iter(test_cases)
 
@@ -130,6 +132,7 @@ class EvaluationRun:
             )
             raise
         finally:
+            beat.cancel()
             if self._bar_handle is not None:
                 self._bar_handle.close()
         return evaluations._set_status(self.evaluation.id, "finished")
