@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from giskard_nb.errors import HubError
-from giskard_nb.hub import Hub, ownership, schema
+from giskard_nb.hub import Hub, ownership, schema, schema_scans
 from giskard_nb.hub.migrate import TABLE_LAYOUT
 from tests.hub.conftest import rule_case
 
@@ -254,3 +254,42 @@ def test_a_database_of_the_previous_layout_opens_and_upgrades(tmp_path: Path) ->
     assert resumed.status == "finished" and resumed.counts["pass"] == 3
     hub.close()
     Hub(path).close()  # opening again is a no-op
+
+
+async def test_scans_have_one_live_run_and_a_dead_one_reads_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from giskard_nb.llm import set_default_generator
+
+    set_default_generator(None)
+    monkeypatch.delenv("GISKARD_NB_MODEL", raising=False)
+    first, second = Hub(tmp_path / "hub.db"), Hub(tmp_path / "hub.db")
+    project = first.projects.create("p")
+    release = asyncio.Event()
+
+    async def waits(messages):
+        await release.wait()
+        return "I'm sorry, I can't help with that."
+
+    options = {"max_attempts_per_probe": 2, "judge": None, "generator": None, "progress": False}
+    task = asyncio.create_task(
+        first.scans.acreate(project.id, agent=waits, categories=["prompt_injection"], **options)
+    )
+    while not second.scans.list(project_id=project.id):
+        await asyncio.sleep(0.01)
+    (scan,) = second.scans.list(project_id=project.id)
+    await asyncio.sleep(0.1)
+    with pytest.raises(HubError, match="already running"):
+        await second.scans.aresume(scan.id, agent=waits, progress=False)
+    release.set()
+    assert (await task).status == "finished"
+    # the same scan left "running" by a process that died
+    with second._db.write() as conn:
+        conn.execute(
+            sa.update(schema_scans.scans).values(status="running", owner_pid=_a_dead_pid())
+        )
+    assert second.scans.retrieve(scan.id).status == "interrupted"
+    resumed = await second.scans.aresume(scan.id, agent=waits, progress=False)
+    assert resumed.status == "finished"
+    first.close()
+    second.close()
