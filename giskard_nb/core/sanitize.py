@@ -32,6 +32,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import enum
+import functools
 import math
 import os
 import uuid
@@ -74,18 +75,22 @@ LIMITS = SafeDataLimits()
 
 def limits_from_env(**overrides: int | None) -> SafeDataLimits:
     """``LIMITS`` with the ``GISKARD_NB_MAX_*`` environment variables and then ``overrides`` applied."""
+    environ = os.environ
+    raw = tuple(environ.get(var) for var in _ENV.values())
+    limits = _env_limits(raw) if any(raw) else LIMITS
+    given = {k: max(int(v), 1) for k, v in overrides.items() if v is not None}
+    return dataclasses.replace(limits, **given) if given else limits
+
+
+@functools.lru_cache(maxsize=8)
+def _env_limits(raw: tuple[str | None, ...]) -> SafeDataLimits:
     values: dict[str, int] = {}
-    for field, var in _ENV.items():
-        given = overrides.get(field)
-        if given is not None:
-            values[field] = max(int(given), 1)
-            continue
-        text = os.environ.get(var)
+    for field, text in zip(_ENV, raw, strict=True):
         if text:
             # an unreadable cap keeps its default rather than breaking every reply
             with contextlib.suppress(ValueError):
                 values[field] = max(int(text), 1)
-    return dataclasses.replace(LIMITS, **values) if values else LIMITS
+    return dataclasses.replace(LIMITS, **values)
 
 
 def valid_unicode(text: str) -> str:
@@ -194,13 +199,22 @@ class _Walker:
     def mapping(self, value: dict[Any, Any], depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         cap = self.limits.max_items
+        short = min(self.limits.max_string, 4096)
         for n, (k, v) in enumerate(list(value.items())):
             if n >= cap or self.budget <= 0:
                 out["<truncated>"] = f"{len(value) - n} more items"
                 break
-            name = self.text(k) if type(k) is str else self.text(self.key(k))
-            self.budget -= 1
-            out[name] = self.walk(v, depth + 1)
+            if type(k) is str and len(k) < short and k.isascii():  # the common case, inline
+                name = k
+                self.budget -= len(k) + 1
+            else:
+                name = self.text(k) if type(k) is str else self.text(self.key(k))
+                self.budget -= 1
+            if type(v) is str and len(v) < short and v.isascii() and self.budget > len(v):
+                self.budget -= len(v)
+                out[name] = v
+            else:
+                out[name] = self.walk(v, depth + 1)
         return out
 
     def sequence(self, value: Any, depth: int) -> list[Any]:
