@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from giskard_nb.errors import AgentError
 from giskard_nb.hub import Hub
 from giskard_nb.hub.agents import coerce_local_output, parse_payload
 from giskard_nb.hub.resources.results import ResultsResource
@@ -159,3 +160,48 @@ def test_reply_text_is_capped_with_a_marker(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("GISKARD_NB_MAX_STRING", "10")
     out = coerce_local_output("x" * 25)
     assert out.content == "xxxxxxxxxx…<truncated: 15 more characters>"
+
+
+def test_a_hostile_remote_reply_in_a_playground_chat_and_an_evaluation(
+    mem_hub: Hub, agent_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = "[" * 500 + "]" * 500  # Python's JSON reader takes it; the boundary cuts it at 64
+    body = '{"response": "answer \\ud800", "metadata": {"x": NaN, "deep": ' + deep + "}}"
+
+    def hostile(path, body_in, headers, hits):
+        return 200, "application/json", body
+
+    monkeypatch.setattr(agent_server, "route", hostile)
+    project = mem_hub.projects.create("p")
+    agent = mem_hub.agents.create(project.id, name="bot", url=agent_server.url("/hub"))
+    chat = mem_hub.playground_chats.create(project.id, agent_id=agent.id)
+    chat = mem_hub.playground_chats.send(chat.id, "hello \udc00")
+    assert [m.content for m in mem_hub.playground_chats.retrieve(chat.id).messages] == [
+        "hello \ufffd",
+        "answer \ufffd",
+    ]
+    dataset = mem_hub.datasets.upload(project.id, [rule_case("q", "answer")], name="d")
+    evaluation = mem_hub.evaluations.create(project.id, agent.id, dataset.id, progress=False)
+    assert evaluation.counts["pass"] == 1
+    (result,) = evaluation.results()
+    assert result.agent_output.metadata["x"] == "NaN"
+    assert "<truncated: deeper than" in json.dumps(result.agent_output.metadata["deep"])
+    _readable(mem_hub, evaluation.id)
+
+
+def test_a_remote_reply_too_deep_to_decode_is_an_agent_error(
+    mem_hub: Hub, agent_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = '{"response": "answer", "metadata": {"deep": ' + "[" * 5000 + "]" * 5000 + "}}"
+    monkeypatch.setattr(agent_server, "route", lambda *a: (200, "application/json", body))
+    project = mem_hub.projects.create("p")
+    agent = mem_hub.agents.create(
+        project.id, name="bot", url=agent_server.url("/hub"), max_retries=0
+    )
+    chat = mem_hub.playground_chats.create(project.id, agent_id=agent.id)
+    with pytest.raises(AgentError, match="nested too deeply"):
+        mem_hub.playground_chats.send(chat.id, "hello")
+    dataset = mem_hub.datasets.upload(project.id, [rule_case("q", "answer")], name="d")
+    evaluation = mem_hub.evaluations.create(project.id, agent.id, dataset.id, progress=False)
+    (result,) = evaluation.results()
+    assert result.status == "error" and "nested too deeply" in result.error
