@@ -33,6 +33,7 @@ import dataclasses
 import datetime as dt
 import enum
 import functools
+import json
 import math
 import os
 import uuid
@@ -108,15 +109,31 @@ def valid_unicode(text: str) -> str:
 def valid_unicode_data(value: Any) -> Any:
     """``value`` with ``valid_unicode`` applied to every string and dict key inside dicts, lists and
     tuples (other values are kept as they are; no caps)."""
+    try:  # checked at C speed: in the common case there is nothing to replace
+        _CHECKER.encode(value).encode()
+    except UnicodeEncodeError:  # a surrogate somewhere
+        return _fix_unicode(value)
+    except (ValueError, TypeError, RecursionError):
+        return value  # not plain data (a cycle...): left to the model's own validation
+    return value
+
+
+def _skip(_value: Any) -> None:
+    return None
+
+
+_CHECKER = json.JSONEncoder(ensure_ascii=False, default=_skip)
+
+
+def _fix_unicode(value: Any) -> Any:
     if isinstance(value, str):
         return valid_unicode(value)
     if isinstance(value, dict):
         return {
-            valid_unicode(k) if isinstance(k, str) else k: valid_unicode_data(v)
-            for k, v in value.items()
+            valid_unicode(k) if isinstance(k, str) else k: _fix_unicode(v) for k, v in value.items()
         }
     if isinstance(value, list | tuple):
-        return [valid_unicode_data(v) for v in value]
+        return [_fix_unicode(v) for v in value]
     return value
 
 

@@ -92,7 +92,7 @@ class HubTestCase(HubRecord):
         if not isinstance(data, dict):
             return data
         # user text (uploads, create): a lone surrogate would make the stored JSON unreadable
-        data = {k: valid_unicode_data(v) if k in _TEXT_FIELDS else v for k, v in data.items()}
+        data = {**data, **valid_unicode_data({k: data[k] for k in _TEXT_FIELDS if k in data})}
         if not isinstance(data.get("messages"), list):
             return data
         messages = list(data["messages"])
