@@ -205,3 +205,16 @@ def test_a_remote_reply_too_deep_to_decode_is_an_agent_error(
     evaluation = mem_hub.evaluations.create(project.id, agent.id, dataset.id, progress=False)
     (result,) = evaluation.results()
     assert result.status == "error" and "nested too deeply" in result.error
+
+
+def test_a_surrogate_from_anywhere_else_is_still_stored_readable(mem_hub: Hub) -> None:
+    dataset = _dataset(mem_hub, 1)
+    evaluation = mem_hub.evaluations.create_local(lambda m: "answer", dataset.id, progress=False)
+    (result,) = evaluation.results()
+    check = result.checks[0].model_copy(update={"message": "a check said \ud800"})
+    odd = result.model_copy(update={"checks": [check]})
+    with mem_hub._db.write() as conn:
+        mem_hub.evaluations.results._save(conn, odd, replace=True)
+    (row,) = mem_hub.evaluations.results.iter_raw(evaluation.id)
+    assert row["checks"][0]["message"] == "a check said \ufffd"
+    _readable(mem_hub, evaluation.id)
