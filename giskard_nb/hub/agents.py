@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from giskard_nb.core.sanitize import valid_unicode
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
 from giskard_nb.hub.models.agent import Agent, AgentOutput, ChatMessage
 from giskard_nb.hub.models.dataset import coerce_agent_output
@@ -52,7 +53,7 @@ def _messages(messages: Sequence[Any]) -> list[dict[str, str]]:
         if isinstance(m, ChatMessage):
             out.append({"role": m.role, "content": m.content})
         elif isinstance(m, dict) and "role" in m and "content" in m:
-            out.append({"role": str(m["role"]), "content": str(m["content"])})
+            out.append({"role": str(m["role"]), "content": valid_unicode(str(m["content"]))})
         else:
             raise GiskardValidationError(
                 f"a message is a {{'role', 'content'}} dict or a ChatMessage, got {m!r:.100}"
@@ -146,6 +147,10 @@ def parse_reply(response: Any, *, agent_name: str = "agent") -> AgentOutput:
     if "json" in ctype or stripped.startswith(("{", "[", '"')):
         try:
             data = response.json()
+        except RecursionError:
+            raise AgentError(
+                f"agent {agent_name!r} replied with JSON nested too deeply to read"
+            ) from None
         except ValueError as exc:
             if "json" in ctype:
                 raise AgentError(

@@ -4,12 +4,17 @@ Writes are transactional (``with db.write() as conn``). On SQLite they take ``BE
 processes never deadlock upgrading a read lock) and a process-wide lock (so threads and async tasks
 of one process queue instead of failing with "database is locked"); the file is in WAL mode, so readers
 never wait for writers. PostgreSQL needs neither: its own transactions isolate concurrent writers.
+
+When another program holds the file's write lock, taking it is retried with backoff for up to
+``lock_timeout`` seconds (default 120, or ``$GISKARD_NB_LOCK_TIMEOUT``); then a ``HubError`` names the
+file and what to do.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -20,12 +25,15 @@ import sqlalchemy as sa
 from giskard_nb.config import home_dir
 from giskard_nb.errors import ConfigError, HubError
 from giskard_nb.hub import schema
+from giskard_nb.hub.migrate import TABLE_LAYOUT, add_missing_columns
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.secrets import mask_url
 
 __all__ = ["Database", "resolve_url"]
 
 _MEMORY = ("sqlite://", "sqlite:///:memory:", ":memory:")
+_DEFAULT_LOCK_TIMEOUT = 120.0
+_BUSY_MS = 1000  # SQLite's own wait per attempt; the retries below add backoff and the clear error
 
 
 def resolve_url(url: str | os.PathLike[str] | None) -> str:
@@ -59,6 +67,8 @@ class Database:
         self.dialect = self.engine.dialect.name
         self.is_memory = url == "sqlite://"
         self._lock = threading.RLock() if self.dialect == "sqlite" else None
+        #: Seconds to keep retrying for a write lock another program holds on the SQLite file.
+        self.lock_timeout = _lock_timeout()
         try:
             self._prepare()
         except sa.exc.OperationalError as exc:
@@ -71,6 +81,7 @@ class Database:
     def _prepare(self) -> None:
         with self.write() as conn:
             schema.metadata.create_all(conn)
+            _upgrade_layout(conn)
             row = conn.execute(
                 sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
             ).first()
@@ -88,10 +99,36 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[sa.Connection]:
         """A write transaction: committed when the block ends, rolled back if it raises."""
-        with self._lock or nullcontext(), self.engine.connect() as conn:
-            conn.execution_options(hub_write=True)
-            with conn.begin():
+        with self._lock or nullcontext():
+            conn, transaction = self._begin_write()
+            with conn, transaction:
                 yield conn
+
+    def _begin_write(self) -> tuple[sa.Connection, sa.RootTransaction]:
+        """A connection in a write transaction; on a locked SQLite file, retried with backoff."""
+        start = time.monotonic()
+        delay = 0.05
+        while True:
+            conn: sa.Connection | None = None
+            try:
+                conn = self.engine.connect()
+                conn.execution_options(hub_write=True)
+                return conn, conn.begin()
+            except sa.exc.OperationalError as exc:
+                if conn is not None:
+                    conn.close()
+                if self.dialect != "sqlite" or not _is_locked(exc):
+                    raise
+                waited = time.monotonic() - start
+                if waited >= self.lock_timeout:
+                    raise HubError(
+                        f"the Hub database {mask_url(self.url)} is locked: another program has held "
+                        f"its write lock for more than {waited:.0f} s. Close or finish what is "
+                        "writing to it (another notebook or script using this Hub, a database "
+                        "browser), or wait longer with GISKARD_NB_LOCK_TIMEOUT=<seconds>."
+                    ) from None
+                time.sleep(min(delay, max(self.lock_timeout - waited, 0.0)))
+                delay = min(delay * 2, 1.0)
 
     @contextmanager
     def read(self) -> Iterator[sa.Connection]:
@@ -125,7 +162,9 @@ def _create_engine(url: str) -> sa.Engine:
 
 def _sqlite_engine(url: str) -> sa.Engine:
     memory = url == "sqlite://"
-    kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+    kwargs: dict[str, Any] = {
+        "connect_args": {"check_same_thread": False, "timeout": _BUSY_MS / 1000}
+    }
     if memory:
         kwargs["poolclass"] = sa.pool.StaticPool
     engine = sa.create_engine(url, **kwargs)
@@ -138,7 +177,7 @@ def _sqlite_engine(url: str) -> sa.Engine:
             cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
         cursor.close()
 
     @sa.event.listens_for(engine, "begin")
@@ -147,6 +186,35 @@ def _sqlite_engine(url: str) -> sa.Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
+
+
+def _upgrade_layout(conn: sa.Connection) -> None:
+    """Bring an older file's tables up to ``TABLE_LAYOUT`` (new nullable columns, empty) and record
+    it in ``hub_meta`` (never lowered: a newer layout is left as it is)."""
+    key = schema.meta.c.key == "table_layout"
+    stored = conn.execute(sa.select(schema.meta.c.value).where(key)).scalar()
+    if stored is not None and int(stored) >= TABLE_LAYOUT:
+        return
+    add_missing_columns(conn, schema.metadata)
+    if stored is None:
+        conn.execute(schema.meta.insert().values(key="table_layout", value=str(TABLE_LAYOUT)))
+    else:
+        conn.execute(sa.update(schema.meta).where(key).values(value=str(TABLE_LAYOUT)))
+
+
+def _lock_timeout() -> float:
+    text = os.environ.get("GISKARD_NB_LOCK_TIMEOUT", "").strip()
+    try:
+        return max(float(text), 0.0) if text else _DEFAULT_LOCK_TIMEOUT
+    except ValueError:
+        raise ConfigError(
+            f"GISKARD_NB_LOCK_TIMEOUT must be a number of seconds, got {text!r}"
+        ) from None
+
+
+def _is_locked(exc: sa.exc.OperationalError) -> bool:
+    text = str(exc.orig or exc).lower()
+    return "database is locked" in text or "database is busy" in text
 
 
 def _first_line(exc: BaseException) -> str:

@@ -18,6 +18,8 @@ import json
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+import sqlalchemy as sa
+
 from giskard_nb.core.check import Check
 from giskard_nb.core.interaction import Interaction
 from giskard_nb.core.result import CheckResult
@@ -32,6 +34,7 @@ from giskard_nb.hub.models.base import utcnow
 from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec, HubTestCase
 from giskard_nb.hub.models.evaluation import CheckOutcome, Evaluation, EvaluationResult
+from giskard_nb.hub.ownership import beat_forever
 
 if TYPE_CHECKING:
     from giskard_nb.hub.hub import Hub
@@ -90,7 +93,8 @@ class EvaluationRun:
     async def run(self, test_cases: Sequence[HubTestCase]) -> Evaluation:
         """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
         evaluations = self.hub.evaluations
-        evaluations._set_status(self.evaluation.id, "running")
+        evaluations._claim(self.evaluation.id)  # refused while another live run holds it
+        beat = asyncio.create_task(beat_forever(lambda: evaluations._beat(self.evaluation.id)))
         self._bar_handle = self._bar(len(test_cases))
         queue: Iterator[HubTestCase] = iter(test_cases)
 
@@ -129,6 +133,7 @@ class EvaluationRun:
             )
             raise
         finally:
+            beat.cancel()
             if self._bar_handle is not None:
                 self._bar_handle.close()
         return evaluations._set_status(self.evaluation.id, "finished")
@@ -158,6 +163,14 @@ class EvaluationRun:
             with self.hub._db.write() as conn:
                 for result in batch:
                     self.hub.evaluations.results._save(conn, result, replace=self.replace)
+        except Exception:
+            # one result that cannot be written must not take the batch down: write them one by one
+            try:
+                for result in batch:
+                    self._save_alone(result)
+            except BaseException as exc:  # the database itself fails: surfaced by workers and run()
+                self._write_error = exc
+                return
         except BaseException as exc:  # surfaced by the workers and by run()
             self._write_error = exc
             return
@@ -167,6 +180,26 @@ class EvaluationRun:
                 self._bar_counts[result.status] = self._bar_counts.get(result.status, 0) + 1
             bar.set_postfix_str(_bar_postfix(self._bar_counts), refresh=False)
             bar.update(len(batch))
+
+    def _save_alone(self, result: EvaluationResult) -> None:
+        """Write one result in its own transaction; if it cannot be written, store an ERROR result
+        saying why instead (so the run goes on and a resume does not meet the same case again). A
+        result another run already stored for the test case (a concurrent resume) is left as it is."""
+        results = self.hub.evaluations.results
+        try:
+            with self.hub._db.write() as conn:
+                results._save(conn, result, replace=self.replace)
+            return
+        except sa.exc.IntegrityError:
+            if not self.replace and results.list(
+                self.evaluation.id, test_case_id=result.test_case_id
+            ):
+                return  # stored meanwhile by another run of the same evaluation
+            reason = "the result could not be stored (integrity error)"
+        except Exception as exc:
+            reason = f"the result could not be stored: {type(exc).__name__}: {exc}"
+        with self.hub._db.write() as conn:
+            results._save(conn, _unstorable(result, reason[:2000]), replace=self.replace)
 
     async def run_one(self, test_case: HubTestCase) -> EvaluationResult:
         """Run one test case and classify a failure; never raises for agent or check problems."""
@@ -268,6 +301,28 @@ def outcome(result: CheckResult, check: Check | None = None) -> CheckOutcome:
         score=score,
         threshold=float(threshold) if isinstance(threshold, int | float) else None,
         metrics=metrics,
+    )
+
+
+def _unstorable(result: EvaluationResult, reason: str) -> EvaluationResult:
+    """The minimal ERROR result stored in place of one that could not be written."""
+    error = TestCaseError(message=reason, exception_type="StorageError", phase="storage")
+    scenario = ScenarioResult(
+        scenario_name=result.scenario_result.scenario_name,
+        steps=[TestCaseResult(error=error)],
+        tags=list(result.tags),
+    )
+    return EvaluationResult(
+        id=result.id,
+        evaluation_id=result.evaluation_id,
+        test_case_id=result.test_case_id,
+        status="error",
+        messages=result.messages,
+        tags=result.tags,
+        error=reason,
+        duration_ms=result.duration_ms,
+        scenario_result=scenario,
+        created_at=result.created_at,
     )
 
 

@@ -7,6 +7,7 @@ again to ``resume`` to keep detecting exact leaks of them.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub.models.base import require_same_project, utcnow
 from giskard_nb.hub.models.scan import Scan, ScanAttempt, ScanProbe
+from giskard_nb.hub.ownership import beat_forever
 from giskard_nb.scan.attack import AttackProfile
 from giskard_nb.scan.plan import ScanOptions, plan_scan, resolve_options
 
@@ -93,6 +95,7 @@ async def start_scan(
             options=_stored_options(resolved),
         )
     )
+    hub.scans._claim(scan.id)
     return await _run(hub, scan, agent, resolved, models, progress)
 
 
@@ -117,6 +120,7 @@ async def resume_scan(
     if scan.knowledge_base_id is not None:
         stored["documents"] = hub.scans.documents(scan.knowledge_base_id)
     options = resolve_options(None, stored)
+    hub.scans._claim(scan.id)  # refused while another live run holds it
     hub.scans._set(scan.id, status="running", finished_at=None, stop_reason=None, error=None)
     return await _run(hub, scan, agent, options, models, progress)
 
@@ -180,6 +184,8 @@ async def _run(
             caller = await stack.enter_async_context(
                 RemoteAgent(hub.agents.retrieve(scan.agent_id))
             )
+        beat = asyncio.create_task(beat_forever(lambda: hub.scans._beat(scan.id)))
+        stack.callback(beat.cancel)
         try:
             report = await run_scan(
                 caller, options, judge=judge, generator=generator, on_attempt=save,

@@ -24,6 +24,7 @@ __all__ = [
     "projects",
     "record_table",
     "results",
+    "run_owner_columns",
     "test_cases",
 ]
 
@@ -66,6 +67,16 @@ def record_table(name: str, *columns: sa.schema.SchemaItem) -> sa.Table:
         *columns,
         sa.Column("data", sa.Text, nullable=False),
     )
+
+
+def run_owner_columns() -> list[sa.Column]:
+    """Who runs a record (an evaluation, a scan): host, pid and heartbeat (``hub.ownership``).
+    Nullable, so that older databases gain them empty (``hub.migrate``)."""
+    return [
+        sa.Column("owner_host", sa.String(255), nullable=True),
+        sa.Column("owner_pid", sa.Integer, nullable=True),
+        sa.Column("heartbeat_at", UTCDateTime, nullable=True),
+    ]
 
 
 meta = sa.Table(
@@ -115,6 +126,7 @@ evaluations = record_table(
     sa.Column("dataset_id", sa.String(36), nullable=False, index=True),
     sa.Column("agent_id", sa.String(36), nullable=True),
     sa.Column("status", sa.String(16), nullable=False),
+    *run_owner_columns(),
 )
 
 results = record_table(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from giskard_nb.hub.schema import record_table
+from giskard_nb.hub.schema import record_table, run_owner_columns
 
 __all__ = ["scan_attempts", "scan_probes", "scans"]
 
@@ -21,6 +21,7 @@ scans = record_table(
     "scans",
     sa.Column("project_id", sa.String(36), _fk("hub_projects"), nullable=False, index=True),
     sa.Column("status", sa.String(16), nullable=False),
+    *run_owner_columns(),
 )
 
 scan_probes = record_table(

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from giskard_nb.core.sanitize import to_safe_data
 from giskard_nb.errors import AgentError
 
 __all__ = ["AgentReply", "call_agent", "normalize_reply"]
@@ -32,6 +33,27 @@ class AgentReply(BaseModel):
     text: str
     metadata: dict[str, Any] = Field(default_factory=dict)
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+
+    # Where a reply enters a scan: JSON-safe and capped (giskard_nb.core.sanitize), so any reply can
+    # be stored as an attempt and read back.
+    @field_validator("text", mode="before")
+    @classmethod
+    def _safe_text(cls, text: Any) -> Any:
+        return to_safe_data(text) if isinstance(text, str) else text
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _safe_metadata(cls, metadata: Any) -> Any:
+        safe = to_safe_data(metadata)
+        return safe if isinstance(safe, dict) else {"value": safe}
+
+    @field_validator("tool_calls", mode="before")
+    @classmethod
+    def _safe_calls(cls, calls: Any) -> Any:
+        safe = to_safe_data(calls)
+        if not isinstance(safe, list):
+            return safe
+        return [c if isinstance(c, dict) else {"value": c} for c in safe]
 
 
 def _as_dict(obj: Any) -> dict[str, Any] | None:

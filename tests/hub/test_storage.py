@@ -75,7 +75,9 @@ def test_every_record_carries_the_schema_version(hub: Hub) -> None:
     with hub._db.read() as conn:
         row = conn.execute(sa.select(schema.projects)).mappings().one()
         audit = conn.execute(sa.select(schema.audit_log)).mappings().one()
-        meta = conn.execute(sa.select(schema.meta.c.value)).scalar()
+        meta = conn.execute(
+            sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
+        ).scalar()
     assert row["schema_version"] == SCHEMA_VERSION == audit["schema_version"]
     assert int(meta) == SCHEMA_VERSION
     assert json.loads(row["data"])["description"] == ""

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from giskard_nb.core.sanitize import valid_unicode_data
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
 from giskard_nb.hub.models.base import HubModel, HubRecord
@@ -51,6 +52,9 @@ class CheckSpec(HubModel):
         return params
 
 
+_TEXT_FIELDS = frozenset({"name", "messages", "demo_output", "checks", "tags", "metadata"})
+
+
 class HubTestCase(HubRecord):
     """A conversation (``messages``, ending with the user's turn) and the checks applied to the agent's
     reply. ``demo_output`` is an example (or recorded) reply; ``status="draft"`` keeps it out of
@@ -85,7 +89,11 @@ class HubTestCase(HubRecord):
     @model_validator(mode="before")
     @classmethod
     def _trailing_reply(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        if not isinstance(data, dict):
+            return data
+        # user text (uploads, create): a lone surrogate would make the stored JSON unreadable
+        data = {**data, **valid_unicode_data({k: data[k] for k in _TEXT_FIELDS if k in data})}
+        if not isinstance(data.get("messages"), list):
             return data
         messages = list(data["messages"])
         last = messages[-1] if messages else None

@@ -291,6 +291,32 @@ class EvaluationsResource(Resource[Evaluation]):
                 changes.update(self._tallies(conn, evaluation_id))
             return self._update(evaluation_id, changes, conn=conn)
 
+    def _claim(self, evaluation_id: str) -> Evaluation:
+        """Mark the evaluation ``running`` by this process (``hub.ownership``): a ``HubError`` if
+        another live run (another process, another Hub on the same file) holds it."""
+        from giskard_nb.hub.ownership import claim
+
+        with self._db.write() as conn:
+            current = self._get(conn, evaluation_id)
+            claim(conn, self.table, evaluation_id, what=f"evaluation {current.name!r}")
+            changes = {"status": "running", "error": None, "finished_at": None}
+            return self._update(evaluation_id, changes, conn=conn)
+
+    def _beat(self, evaluation_id: str) -> None:
+        from giskard_nb.hub.ownership import heartbeat
+
+        with self._db.write() as conn:
+            heartbeat(conn, self.table, evaluation_id)
+
+    def _from_row(self, row: Any) -> Evaluation:
+        # a run whose process died (hub.ownership) reads as interrupted: resumable
+        from giskard_nb.hub.ownership import alive
+
+        evaluation = super()._from_row(row)
+        if evaluation.status == "running" and not alive(row):
+            evaluation = evaluation.model_copy(update={"status": "interrupted"})._bind(self._hub)
+        return evaluation
+
     def _refresh_counts(self, conn: sa.Connection, evaluation_id: str) -> None:
         self._update(evaluation_id, self._tallies(conn, evaluation_id), conn=conn)
 

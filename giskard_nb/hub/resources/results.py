@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 from pydantic_core import from_json
 
+from giskard_nb.core.sanitize import valid_unicode_data
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.audit import diff_fields
@@ -175,6 +177,12 @@ class ResultsResource(Resource[EvaluationResult]):
         row = super()._row(record)
         category = record.failure_category
         row["failure_category"] = category.identifier if category else None
+        for key in ("data", "scenario_result"):
+            # a lone surrogate escaped in the JSON (from a check's message, say) would make the
+            # result unreadable (pydantic's reader refuses it): stored as U+FFFD instead
+            if "\\ud" in row[key]:
+                fixed = valid_unicode_data(json.loads(row[key]))
+                row[key] = json.dumps(fixed, separators=(",", ":"), default=str)
         return row
 
     def _dump(self, record: EvaluationResult) -> dict[str, Any]:

@@ -270,6 +270,29 @@ class ScansResource(Resource[Scan]):
             sa.update(self.table).where(self.table.c.id == scan_id).values(**self._row(updated))
         )
 
+    def _claim(self, scan_id: str) -> None:
+        """Mark the scan as run by this process (``hub.ownership``): a ``HubError`` if another live
+        run holds it."""
+        from giskard_nb.hub.ownership import claim
+
+        with self._db.write() as conn:
+            claim(conn, self.table, scan_id, what=f"scan {self._get(conn, scan_id).name!r}")
+
+    def _beat(self, scan_id: str) -> None:
+        from giskard_nb.hub.ownership import heartbeat
+
+        with self._db.write() as conn:
+            heartbeat(conn, self.table, scan_id)
+
+    def _from_row(self, row: Any) -> Scan:
+        # a scan whose process died (hub.ownership) reads as interrupted: resumable
+        from giskard_nb.hub.ownership import alive
+
+        scan = super()._from_row(row)
+        if scan.status == "running" and not alive(row):
+            scan = scan.model_copy(update={"status": "interrupted"})._bind(self._hub)
+        return scan
+
     def _set(self, scan_id: str, **changes: Any) -> Scan:
         """Audited update of the scan (status, timing...) with fresh tallies."""
         with self._db.write() as conn:
