@@ -93,14 +93,3 @@ def pass_rate(counts: dict[str, int]) -> float | None:
     from giskard_nb.core.pass_rate import PassRate
 
     return PassRate.from_counts(counts).value
-
-
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    import pandas as pd
-
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # list-likes
-        return False

@@ -77,10 +77,6 @@ class Attack(BaseModel):
     adaptive: bool = False
     metadata: dict[str, Any] = Field(default_factory=dict)
 
-    def first_messages(self) -> list[dict[str, str]]:
-        """The messages of the first agent call: the fake history then the first user turn."""
-        return [*self.history, {"role": "user", "content": self.turns[0]}]
-
     @property
     def input_text(self) -> str:
         """Everything the attacker wrote (history and turns), to tell echoes from genuine output."""

@@ -265,12 +265,6 @@ class ScanReport(BaseModel):
     def agent_calls(self) -> int:
         return sum(a.agent_calls for a in self.attempts)
 
-    @property
-    def duration_s(self) -> float | None:
-        if self.started_at and self.finished_at:
-            return (self.finished_at - self.started_at).total_seconds()
-        return None
-
     def attempt(self, attempt_id: str) -> Attempt:
         for a in self.attempts:
             if a.id == attempt_id:

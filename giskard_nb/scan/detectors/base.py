@@ -63,10 +63,6 @@ class DetectionContext(BaseModel):
     def text(self) -> str:
         return self.replies[-1].text if self.replies else ""
 
-    @property
-    def all_text(self) -> str:
-        return "\n".join(r.text for r in self.replies)
-
     def add_usage(self, **values: float) -> None:
         for k, v in values.items():
             self.usage[k] = self.usage.get(k, 0.0) + float(v or 0)
