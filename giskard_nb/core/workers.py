@@ -31,7 +31,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from giskard_nb.errors import GiskardNBError
+from giskard_nb.errors import WorkerPoolExhausted
 
 __all__ = ["WorkerPool", "WorkerPoolExhausted", "abandoned_count", "default_pool", "run_in_worker"]
 
@@ -42,10 +42,6 @@ WARN_ABANDONED = 16
 MAX_ABANDONED = 256
 
 _QUEUED, _RUNNING, _DONE, _CANCELLED = range(4)
-
-
-class WorkerPoolExhausted(GiskardNBError):
-    """Too many abandoned calls are still running: no new worker thread is started until some return."""
 
 
 class _Call:
