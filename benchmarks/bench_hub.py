@@ -180,7 +180,12 @@ def main() -> None:
         hub = Hub(Path(folder) / "bench.db")
         evaluation_id, async_wall = bench_evaluation(hub)
         _, sync_wall = bench_evaluation(hub, sync=True)
-        print(f"sync agent / async agent evaluation wall time: {sync_wall / async_wall:.2f}x")
+        async_wall = min(async_wall, bench_evaluation(hub)[1])  # best of 2: the machine is shared
+        sync_wall = min(sync_wall, bench_evaluation(hub, sync=True)[1])
+        print(
+            f"sync agent / async agent evaluation wall time (best of 2 each): "
+            f"{sync_wall / async_wall:.2f}x"
+        )
         bench_results(hub, evaluation_id)
         bench_hung(hub)
         bench_trickle(hub)
