@@ -484,3 +484,33 @@ def test_a_remote_agent_trickling_its_reply_fails_at_the_deadline(mem_hub: Hub) 
     result = evaluation.results()[0]
     assert result.status == "error"
     assert "did not answer within 0.5 s" in result.error and "whole request" in result.error
+
+
+async def test_interrupting_a_run_abandons_hung_sync_agents(mem_hub: Hub, release) -> None:
+    project = mem_hub.projects.create("p")
+    dataset = mem_hub.datasets.upload(
+        project.id, [rule_case(f"question {i}", "answer") for i in range(6)], name="d"
+    )
+    hung = threading.Semaphore(0)
+
+    def stalls_after_three(messages):
+        index = int(messages[-1]["content"].split()[-1])
+        if index >= 3:
+            hung.release()
+            release.wait(20)  # the kernel interrupt arrives while these hang
+        return f"answer {index}"
+
+    task = asyncio.create_task(
+        mem_hub.evaluations.acreate_local(
+            stalls_after_three, dataset.id, max_concurrency=3, progress=False
+        )
+    )
+    for _ in range(3):
+        assert await asyncio.to_thread(hung.acquire, True, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not release.is_set()  # cancelled while the sync agents still hang
+    evaluation = mem_hub.evaluations.list()[0]
+    assert evaluation.status == "interrupted" and evaluation.counts["pass"] == 3
+    assert mem_hub.evaluations.summary(evaluation.id).missing == 3
