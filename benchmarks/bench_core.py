@@ -5,6 +5,9 @@
 (c) `import giskard_nb` in a fresh process
 (d) model_dump + model_validate of the 2,000 scenarios (static outputs)
 (e) 100,000 resolve() calls
+(f) a Suite of 1,000 scenarios whose target sleeps 50 ms at max_concurrency 32: sync target vs async
+(g) a Suite of 10 scenarios whose sync target sleeps 0.5 s (default max_concurrency 10; ideal 0.5 s)
+(h) Scenario.run_sync(timeout=1) whose sync target hangs (up to 20 s): wall time and status
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import asyncio
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -107,6 +111,66 @@ def bench_e(n: int = 100_000) -> float:
     return (time.perf_counter() - t0) / n
 
 
+def bench_f(sync: bool, n: int = 1000, seconds: float = 0.05, concurrency: int = 32) -> float:
+    from giskard_nb import Equals, Scenario, Suite
+
+    if sync:
+
+        def target(inputs):
+            time.sleep(seconds)
+            return inputs
+
+    else:
+
+        async def target(inputs):
+            await asyncio.sleep(seconds)
+            return inputs
+
+    suite = Suite("bench-f", target=target)
+    for i in range(n):
+        suite.append(Scenario(f"s{i}").interact(i).check(Equals(expected_value=i)))
+    t0 = time.perf_counter()
+    result = suite.run_sync(max_concurrency=concurrency)
+    elapsed = time.perf_counter() - t0
+    assert result.passed_count == n, result
+    return elapsed
+
+
+def bench_g() -> float:
+    from giskard_nb import Equals, Scenario, Suite
+
+    def target(inputs):
+        time.sleep(0.5)
+        return inputs
+
+    suite = Suite("bench-g", target=target)
+    for i in range(10):
+        suite.append(Scenario(f"s{i}").interact(i).check(Equals(expected_value=i)))
+    t0 = time.perf_counter()
+    result = suite.run_sync()
+    elapsed = time.perf_counter() - t0
+    assert result.passed_count == 10, result
+    return elapsed
+
+
+def bench_h(hang: float = 20.0) -> tuple[float, str]:
+    from giskard_nb import Scenario, StringMatching
+
+    release = threading.Event()
+
+    def target(inputs):
+        release.wait(hang)
+        return "late"
+
+    scenario = Scenario("hung").interact("hi", target).check(StringMatching(keyword="late"))
+    t0 = time.perf_counter()
+    result = scenario.run_sync(timeout=1)
+    elapsed = time.perf_counter() - t0
+    release.set()  # let the abandoned call finish
+    error = result.error
+    return elapsed, f"{result.status.value}" + (f" ({error})" if error else "")
+
+
 def main() -> None:
     print("== core (issue 2) ==")
     a_cold = bench_a()
@@ -130,6 +194,15 @@ def main() -> None:
     print(
         f"(e) resolve(): {e * 1e6:.2f} µs per call over 100,000 calls  [reference 474 µs: {474 / (e * 1e6):.0f}x]"
     )
+    f_async, f_sync = bench_f(sync=False), bench_f(sync=True)
+    print(
+        f"(f) suite of 1,000 x 50 ms target at concurrency 32: async {f_async:.3f} s, sync {f_sync:.3f} s  "
+        f"[sync/async {f_sync / f_async:.2f}x; ideal 1.563 s]"
+    )
+    g = bench_g()
+    print(f"(g) suite of 10 x 0.5 s sync target (max_concurrency 10): {g:.3f} s  [ideal 0.500 s]")
+    h, status = bench_h()
+    print(f"(h) Scenario.run_sync(timeout=1), sync target hanging 20 s: {h:.3f} s -> {status}")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,7 @@ from giskard_nb.errors import (
     NotFoundError,
     SerializationError,
     UnknownKindError,
+    WorkerPoolExhausted,
 )
 from giskard_nb.generators import UserSimulator
 from giskard_nb.llm import (
@@ -225,6 +226,7 @@ __all__ = [
     "Usage",
     "UserSimulator",
     "WithSpy",
+    "WorkerPoolExhausted",
     "__version__",
     "from_fn",
     "get_default_embedding_model",

@@ -10,6 +10,7 @@
     │   └── InputGenerationException   the inputs side raised (kept for seed compatibility)
     ├── LLMError                   anything that went wrong talking to a model (see giskard_nb.llm)
     ├── AgentError                 a Hub agent could not be called or answered nonsense
+    ├── WorkerPoolExhausted        too many abandoned (timed-out) sync calls still run in background threads
     └── HubError                   the local Hub refused an operation
         └── NotFoundError          no record with that id
 
@@ -89,6 +90,10 @@ class LLMError(GiskardNBError):
 
 class AgentError(GiskardNBError):
     """An agent could not be called, or its reply could not be understood."""
+
+
+class WorkerPoolExhausted(GiskardNBError):
+    """Too many abandoned sync calls still run in background threads: no new worker thread is started."""
 
 
 class HubError(GiskardNBError):

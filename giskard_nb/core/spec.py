@@ -8,6 +8,7 @@ target bound at run time.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from abc import abstractmethod
 from collections.abc import AsyncGenerator
@@ -20,6 +21,7 @@ from giskard_nb.core.inject import Injector, injector
 from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.registry import Registered
+from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import InteractionGenerationError
 
 __all__ = ["TARGET_CALL_HOOK", "InputGenerator", "Interact", "InteractionSpec", "call_target"]
@@ -62,7 +64,10 @@ TARGET_CALL_HOOK: ContextVar[Any] = ContextVar("giskard_nb_target_call_hook", de
 
 
 async def call_target(target: Any, inputs: Any, trace: Trace, plan: Injector | None = None) -> Any:
-    """Produce outputs from a target: a static value or an (a)sync callable of (inputs[, trace])."""
+    """Produce outputs from a target: a static value or an (a)sync callable of (inputs[, trace]).
+
+    A sync callable runs on a worker thread (``giskard_nb.core.workers``), so sync targets run
+    concurrently and a timeout abandons a hung one at the deadline."""
     if not callable(target):
         return target
     hook = TARGET_CALL_HOOK.get()
@@ -73,10 +78,47 @@ async def call_target(target: Any, inputs: Any, trace: Trace, plan: Injector | N
 
 async def _call(target: Any, inputs: Any, trace: Trace, plan: Injector | None) -> Any:
     plan = plan or injector(target, _OUTPUT_NAMES)
-    out = plan.call({"inputs": inputs, "trace": trace})
+    return await call_user(plan, {"inputs": inputs, "trace": trace})
+
+
+async def call_user(plan: Injector, values: dict[str, Any]) -> Any:
+    """Call user code: an async function on the event loop, a sync one on a worker thread (an
+    awaitable it returns is awaited on the loop)."""
+    if is_async_callable(plan.fn):
+        out = plan.call(values)
+    else:
+        out = await run_in_worker(plan.call, values)
     if inspect.isawaitable(out):
         out = await out
     return out
+
+
+def is_async_callable(fn: Any) -> bool:
+    """A coroutine function, an (async) generator function, or an object with an async ``__call__``:
+    code that is cheap to call on the event loop (the work happens when it is awaited or iterated)."""
+    if (
+        inspect.iscoroutinefunction(fn)
+        or inspect.isasyncgenfunction(fn)
+        or inspect.isgeneratorfunction(fn)
+    ):
+        return True
+    call = getattr(fn, "__call__", None)  # noqa: B004 - callable objects with an async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def _advance(generator: Any, value: Any) -> tuple[bool, Any]:
+    """One step of a sync generator (on a worker thread): (finished, yielded value)."""
+    try:
+        return False, generator.send(value)
+    except StopIteration:
+        return True, None
+
+
+def _close(generator: Any) -> None:
+    with contextlib.suppress(
+        ValueError
+    ):  # still running on an abandoned worker thread: it ends itself
+        generator.close()
 
 
 @InteractionSpec.register("interact")
@@ -179,7 +221,7 @@ class Interact(InteractionSpec):
             yield self.inputs
             return
         else:
-            produced = plan.call({"trace": trace, "input_type": None})
+            produced = await call_user(plan, {"trace": trace, "input_type": None})
         if inspect.isasyncgen(produced):
             try:
                 value = await anext(produced)
@@ -190,19 +232,15 @@ class Interact(InteractionSpec):
                 return
             finally:
                 await produced.aclose()
-        elif inspect.isgenerator(produced):
+        elif inspect.isgenerator(produced):  # each step on a worker thread, like any sync code
             try:
-                value = next(produced)
-                while True:
+                done, value = await run_in_worker(_advance, produced, None)
+                while not done:
                     trace = yield value
-                    value = produced.send(trace)
-            except StopIteration:
-                return
+                    done, value = await run_in_worker(_advance, produced, trace)
             finally:
-                produced.close()
+                _close(produced)
         else:
-            if inspect.isawaitable(produced):
-                produced = await produced
             yield produced
 
 

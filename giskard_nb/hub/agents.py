@@ -8,14 +8,16 @@ A remote agent receives ``POST <url>`` with ``{"messages": [{"role", "content"},
   reply, and model, usage, finish reason and tool calls go to the metadata;
 - ``{"role", "content"}``, a JSON string, or plain text.
 
-Connection errors, timeouts, 408, 429 and 5xx are retried (``Agent.max_retries``, exponential backoff,
+``Agent.timeout`` is a deadline for each attempt as a whole (connecting, sending and reading the entire
+reply), not a per-read timeout: a server trickling bytes fails at the deadline. Connection errors,
+timeouts, 408, 429 and 5xx are retried (``Agent.max_retries``, exponential backoff,
 ``Retry-After`` honoured up to 10 s); other 4xx, malformed JSON and unknown shapes raise ``AgentError``
 at once. Header values are never shown: they are masked in every message.
 
 A local agent is a function (sync or async) taking the list of ``{role, content}`` dicts and returning
 a string, a ``{role, content}`` dict, ``{"response": ..., "metadata": ...}`` or an object with
-``response`` and ``metadata`` attributes. Sync functions run in worker threads so that slow ones still
-run concurrently.
+``response`` and ``metadata`` attributes. Sync functions run on the core worker pool
+(``giskard_nb.core.workers``): slow ones run concurrently, and a timeout abandons a hung one at once.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from giskard_nb.core.sanitize import valid_unicode
+from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
 from giskard_nb.hub.models.agent import Agent, AgentOutput, ChatMessage
 from giskard_nb.hub.models.dataset import coerce_agent_output
@@ -105,12 +108,17 @@ class RemoteAgent:
         for attempt in range(agent.max_retries + 1):
             delay = self.backoff * 2**attempt
             try:
-                response = await self._client.post(
-                    agent.url, json=payload, headers=headers, timeout=agent.timeout
-                )
-            except httpx.TimeoutException:
+                # ``timeout`` is a deadline for the whole request (connect, send, every read): httpx's
+                # own timeout is per operation, so a server trickling bytes would never trip it.
+                async with asyncio.timeout(agent.timeout):
+                    response = await self._client.post(
+                        agent.url, json=payload, headers=headers, timeout=agent.timeout
+                    )
+            except (TimeoutError, httpx.TimeoutException):
                 last = AgentError(
-                    f"agent {agent.name!r} at {where} did not answer within {agent.timeout} s"
+                    f"agent {agent.name!r} at {where} did not answer within {agent.timeout} s "
+                    "(the timeout bounds the whole request: connecting, sending and reading the "
+                    "entire reply)"
                 )
             except httpx.TransportError as exc:
                 text = mask_text(f"{type(exc).__name__}: {exc}", {**secrets, **headers})
@@ -239,7 +247,7 @@ class LocalAgent:
         if self._is_async:
             out = await self.fn(conversation)
         else:
-            out = await asyncio.to_thread(self.fn, conversation)
+            out = await run_in_worker(self.fn, conversation)
             if inspect.isawaitable(out):
                 out = await out
         return coerce_local_output(out, self.name)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from concurrent.futures import Executor
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from giskard_nb.core.sanitize import to_safe_data
+from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import AgentError
 
 __all__ = ["AgentReply", "call_agent", "normalize_reply"]
@@ -132,9 +132,9 @@ async def call_agent(
     messages: list[dict[str, str]],
     *,
     timeout: float | None = None,
-    executor: Executor | None = None,
 ) -> AgentReply:
-    """Call ``agent`` with a copy of ``messages``. Sync agents run in ``executor`` (a thread pool).
+    """Call ``agent`` with a copy of ``messages``. Sync agents run on the core worker pool
+    (``giskard_nb.core.workers``); at the timeout a hung one is abandoned and the call returns.
 
     Raises ``AgentError`` (with the original exception as ``__cause__``) when the agent raises,
     returns something unusable, or does not answer within ``timeout`` seconds.
@@ -145,8 +145,7 @@ async def call_agent(
             if _is_async(agent):
                 out = await agent(payload)
             else:
-                loop = asyncio.get_running_loop()
-                out = await loop.run_in_executor(executor, agent, payload)
+                out = await run_in_worker(agent, payload)
                 if inspect.isawaitable(out):
                     out = await out
     except TimeoutError:

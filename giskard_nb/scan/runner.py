@@ -17,7 +17,6 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from giskard_nb.core.missing import MISSING
@@ -114,16 +113,12 @@ class _ScanRun:
             unjudged=dict(plan.unjudged),
             warnings=list(plan.estimate.warnings),
         )
-        self.executor: ThreadPoolExecutor | None = None
 
     # -- the run ---------------------------------------------------------------------------------------
 
     async def run(self, completed: set[str], progress: bool) -> ScanReport:
         report = self.report
         report.status, report.started_at = "running", _now()
-        self.executor = ThreadPoolExecutor(
-            self.options.max_concurrency, thread_name_prefix="giskard-nb-scan"
-        )
         bar = None
         try:
             attacks = await self._with_variants(self.plan.attacks)
@@ -179,7 +174,6 @@ class _ScanRun:
             report.finished_at = _now()
             if bar is not None:
                 bar.close()
-            self.executor.shutdown(wait=False, cancel_futures=True)
         return report
 
     async def _notify(self, attempt: Attempt) -> None:
@@ -274,9 +268,7 @@ class _ScanRun:
             messages.append({"role": "user", "content": text})
             sent.append(text)
             try:
-                reply = await call_agent(
-                    self.agent, messages, timeout=self.options.timeout, executor=self.executor
-                )
+                reply = await call_agent(self.agent, messages, timeout=self.options.timeout)
             except AgentError as exc:
                 error, phase = str(exc), "agent"
                 break

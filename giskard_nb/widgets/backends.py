@@ -15,6 +15,7 @@ from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite import Suite
 from giskard_nb.core.suite_result import SuiteResult
+from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.widgets._common import named
 from giskard_nb.widgets.results_viewer import ResultsViewer, ViewerItem, item_from_result
@@ -36,7 +37,8 @@ def _zero() -> dict[str, int]:
 
 def offload_sync_agent(agent: Any) -> Any:
     """An async twin of a synchronous agent that calls it on a worker thread (same parameters by
-    name: ``inputs`` and ``trace``), so a slow agent never blocks the notebook's event loop."""
+    name: ``inputs`` and ``trace``), so a slow agent never blocks the notebook's event loop (the core
+    worker pool: a timeout abandons a hung call)."""
     import inspect
 
     from giskard_nb.core.inject import injector
@@ -48,7 +50,7 @@ def offload_sync_agent(agent: Any) -> Any:
     plan = injector(agent, ("inputs", "trace"))
 
     async def threaded(inputs: Any, trace: Any) -> Any:
-        out = await asyncio.to_thread(plan.call, {"inputs": inputs, "trace": trace})
+        out = await run_in_worker(plan.call, {"inputs": inputs, "trace": trace})
         if inspect.isawaitable(out):
             out = await out
         return out

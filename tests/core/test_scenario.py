@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import threading
 
 import pytest
 
@@ -246,3 +248,110 @@ def test_run_sync_inside_a_loop_cancels_leftover_tasks_cleanly(recwarn):
     result = asyncio.run(inside_loop())
     assert result.skipped and not result.error  # no checks: SKIP, and the agent ran cleanly
     assert not [w for w in recwarn if "destroyed but it is pending" in str(w.message)]
+
+
+# -- sync targets run on worker threads; a timeout is a deadline ------------------------------------------
+
+HANG_VAR: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "test_scenario_hang", default="unset"
+)
+
+
+@pytest.fixture
+def release():
+    """Hung sync code waits on this event; it is set at teardown so abandoned threads end."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+def _hung_scenario(release: threading.Event) -> Scenario:
+    def target(inputs):
+        release.wait(20)
+        return "late"
+
+    return Scenario("hung", target=target).interact("hi").check(StringMatching(keyword="late"))
+
+
+def test_a_hung_sync_target_times_out_at_the_deadline(release):
+    r = _hung_scenario(release).run_sync(timeout=0.3)
+    assert not release.is_set()  # returned while the target is still hanging
+    assert r.errored and r.steps[0].error.phase == "timeout"
+    assert "did not finish within 0.3 s" in r.steps[0].error.message
+    assert r.steps[0].results[0].status == CheckStatus.SKIP
+
+
+def test_a_hung_sync_target_times_out_inside_a_running_loop(release):
+    async def notebook_cell():
+        return _hung_scenario(release).run_sync(timeout=0.3)  # run_sync's worker-thread path
+
+    r = asyncio.run(notebook_cell())
+    assert not release.is_set() and r.errored and r.steps[0].error.phase == "timeout"
+
+
+async def test_a_hung_sync_target_raises_timeout_without_return_exception(release):
+    with pytest.raises(TimeoutError):
+        await _hung_scenario(release).run(timeout=0.3, return_exception=False)
+    assert not release.is_set()
+
+
+async def test_cancelling_a_run_abandons_the_hung_sync_target(release):
+    started = threading.Event()
+
+    def target(inputs):
+        started.set()
+        release.wait(20)
+        return "late"
+
+    task = asyncio.ensure_future(Scenario("s", target=target).interact("hi").run())
+    await asyncio.to_thread(started.wait, 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not release.is_set()
+
+
+async def test_sync_code_runs_off_the_event_loop_with_the_callers_context():
+    HANG_VAR.set("caller")
+    loop_thread = threading.current_thread()
+    seen = []
+
+    def inputs(trace):
+        seen.append(threading.current_thread())
+        return "q"
+
+    def turns(trace):
+        seen.append(threading.current_thread())
+        trace = yield "t1"
+        seen.append(threading.current_thread())
+        yield f"t2 after {trace.last.outputs}"
+
+    def target(inputs):
+        seen.append(threading.current_thread())
+        return f"{inputs}:{HANG_VAR.get()}"
+
+    r = await (
+        Scenario("s", target=target)
+        .interact(inputs)
+        .interact(turns)
+        .check(Equals(expected_value="t2 after t1:caller:caller", key="trace.last.outputs"))
+        .run()
+    )
+    assert r.passed, r
+    assert seen and all(t is not loop_thread for t in seen)
+
+
+def test_hung_sync_inputs_time_out_too(release):
+    def inputs(trace):
+        release.wait(20)
+        return "late"
+
+    def turns(trace):
+        yield "first"
+        release.wait(20)
+        yield "late"
+
+    for spec in (inputs, turns):
+        r = Scenario("s", target=lambda x: x).interact(spec).run_sync(timeout=0.3)
+        assert r.errored and r.steps[0].error.phase == "timeout", r
+    assert not release.is_set()

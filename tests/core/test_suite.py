@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -147,3 +149,61 @@ def test_suite_run_sync():
         Scenario("a").interact("x").check(Equals(expected_value="x"))
     )
     assert suite.run_sync().passed_count == 1
+
+
+# -- sync targets run concurrently, on worker threads -----------------------------------------------------
+
+
+async def test_sync_targets_run_concurrently_up_to_max_concurrency():
+    parties = 12  # more than the default thread pool gives on a small machine
+    barrier = threading.Barrier(parties, timeout=10)
+
+    def target(inputs):
+        barrier.wait()  # only returns once all the scenarios are inside the target at the same time
+        return inputs
+
+    suite = Suite("s", target=target)
+    for i in range(parties):
+        suite.append(Scenario(f"s{i}").interact(i).check(Equals(expected_value=i)))
+    r = await suite.run(max_concurrency=parties)
+    assert r.passed_count == parties, r
+
+
+async def test_max_concurrency_still_bounds_sync_targets():
+    lock = threading.Lock()
+    running = {"now": 0, "peak": 0}
+
+    def target(inputs):
+        with lock:
+            running["now"] += 1
+            running["peak"] = max(running["peak"], running["now"])
+        time.sleep(0.01)
+        with lock:
+            running["now"] -= 1
+        return inputs
+
+    suite = Suite("s", target=target)
+    for i in range(20):
+        suite.append(Scenario(f"s{i}").interact(i).check(Equals(expected_value=i)))
+    r = await suite.run(max_concurrency=3)
+    assert r.passed_count == 20 and running["peak"] <= 3
+
+
+def test_a_hung_sync_target_errors_at_the_deadline_and_the_others_pass():
+    release = threading.Event()
+
+    def target(inputs):
+        if inputs == "hang":
+            release.wait(20)
+        return inputs
+
+    suite = Suite("s", target=target)
+    for text in ["a", "hang", "b", "c"]:
+        suite.append(Scenario(text).interact(text).check(Equals(expected_value=text)))
+    try:
+        r = suite.run_sync(timeout=0.5, max_concurrency=2)
+        assert not release.is_set()  # returned while the hung target still waits
+    finally:
+        release.set()
+    assert [x.status.value for x in r.results] == ["pass", "error", "pass", "pass"]
+    assert r.results[1].steps[0].error.phase == "timeout"

@@ -159,3 +159,27 @@ def test_agent_dumps_are_json_safe() -> None:
     agent = Agent(project_id="p", name="b", url="http://x", headers={"X-Key": "abc123456"})
     assert json.loads(agent.model_dump_json())["headers"] == {"X-Key": "***"}
     assert agent.model_dump(context={"reveal_secrets": True})["headers"] == {"X-Key": "abc123456"}
+
+
+async def test_the_timeout_is_a_deadline_for_the_whole_reply() -> None:
+    from giskard_nb.testing.trickle import TrickleServer
+
+    with TrickleServer(
+        interval=0.1, size=100
+    ) as server:  # every read gets a byte well within 0.5 s
+        agent = Agent(project_id="p", name="bot", url=server.url, timeout=0.5, max_retries=1)
+        with pytest.raises(AgentError, match=r"did not answer within 0.5 s.*after 2 attempts"):
+            await _call(agent)
+        assert server.requests == 2 and server.bytes_sent < server.size
+
+
+async def test_a_sync_local_agent_runs_on_a_worker_thread() -> None:
+    import threading
+
+    loop_thread = threading.current_thread()
+
+    def agent(messages):
+        return threading.current_thread().name
+
+    out = await LocalAgent(agent)(HELLO)
+    assert out.content.startswith("giskard-nb-worker") and out.content != loop_thread.name

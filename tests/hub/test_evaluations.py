@@ -4,6 +4,7 @@ interruption and resume, re-running errors, relabelling, summaries, comparisons 
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -487,3 +488,100 @@ def test_an_evaluation_where_everything_errored_has_no_pass_rate(
     assert "n/a (all results errored: 3 errored) → 33% (2 of 3 judged; 1 errored)" in str(
         comparison
     )
+
+
+# -- sync agents: concurrent on the core worker pool; a timeout is a deadline -----------------------------
+
+
+@pytest.fixture
+def release():
+    """Hung sync agents wait on this event; set at teardown so their abandoned threads end."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+def test_a_sync_agent_runs_at_the_full_concurrency(mem_hub: Hub) -> None:
+    parties = 16  # the default thread pool has min(32, cores + 4) threads: 6 on 2 cores
+    barrier = threading.Barrier(parties, timeout=10)
+
+    def agent(messages):
+        barrier.wait()  # returns only once every case is inside the agent at the same time
+        return "We are open Monday to Friday."
+
+    project = mem_hub.projects.create("p")
+    dataset = mem_hub.datasets.upload(
+        project.id, [rule_case(f"q{i}", "Monday") for i in range(parties)], name="d"
+    )
+    evaluation = mem_hub.evaluations.create_local(
+        agent, dataset.id, max_concurrency=parties, progress=False
+    )
+    assert evaluation.counts["pass"] == parties, evaluation.counts
+
+
+def test_hung_sync_agents_time_out_without_starving_the_others(mem_hub: Hub, release) -> None:
+    hung_returned = threading.Event()
+
+    def agent(messages):
+        if messages[-1]["content"].startswith("hang"):
+            release.wait(20)
+            hung_returned.set()
+        return "We are open Monday to Friday."
+
+    project = mem_hub.projects.create("p")
+    items = [rule_case("hang 1", "Monday"), rule_case("hang 2", "Monday")]
+    items += [rule_case(f"q{i}", "Monday") for i in range(18)]
+    dataset = mem_hub.datasets.upload(project.id, items, name="d")
+    evaluation = mem_hub.evaluations.create_local(agent, dataset.id, timeout=0.5, progress=False)
+    assert not hung_returned.is_set()  # the run returned while both hung calls still wait
+    assert evaluation.status == "finished"
+    assert evaluation.counts == {"pass": 18, "fail": 0, "error": 2, "skip": 0}
+    for result in mem_hub.evaluations.results.list(evaluation.id, status="error"):
+        assert result.scenario_result.steps[0].error.phase == "timeout"
+        assert "did not finish within 0.5 s" in result.error
+
+
+def test_a_remote_agent_trickling_its_reply_fails_at_the_deadline(mem_hub: Hub) -> None:
+    from giskard_nb.testing.trickle import TrickleServer
+
+    project = mem_hub.projects.create("p")
+    dataset = mem_hub.datasets.upload(project.id, [rule_case("hello", "trickled")], name="d")
+    with TrickleServer(interval=0.1, size=100) as server:  # 10 s to send the whole reply
+        agent = mem_hub.agents.create(
+            project.id, name="slow", url=server.url, timeout=0.5, max_retries=0
+        )
+        evaluation = mem_hub.evaluations.create(project.id, agent.id, dataset.id, progress=False)
+        assert server.bytes_sent < server.size  # gave up long before the reply was complete
+    result = evaluation.results()[0]
+    assert result.status == "error"
+    assert "did not answer within 0.5 s" in result.error and "whole request" in result.error
+
+
+async def test_interrupting_a_run_abandons_hung_sync_agents(mem_hub: Hub, release) -> None:
+    project = mem_hub.projects.create("p")
+    dataset = mem_hub.datasets.upload(
+        project.id, [rule_case(f"question {i}", "answer") for i in range(6)], name="d"
+    )
+    hung = threading.Semaphore(0)
+
+    def stalls_after_three(messages):
+        index = int(messages[-1]["content"].split()[-1])
+        if index >= 3:
+            hung.release()
+            release.wait(20)  # the kernel interrupt arrives while these hang
+        return f"answer {index}"
+
+    task = asyncio.create_task(
+        mem_hub.evaluations.acreate_local(
+            stalls_after_three, dataset.id, max_concurrency=3, progress=False
+        )
+    )
+    for _ in range(3):
+        assert await asyncio.to_thread(hung.acquire, True, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not release.is_set()  # cancelled while the sync agents still hang
+    evaluation = mem_hub.evaluations.list()[0]
+    assert evaluation.status == "interrupted" and evaluation.counts["pass"] == 3
+    assert mem_hub.evaluations.summary(evaluation.id).missing == 3

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import threading
 
 import pytest
 
@@ -183,3 +184,25 @@ def test_report_round_trips_through_json(agents):
     again = ScanReport.model_validate_json(report.model_dump_json())
     assert again.grade == report.grade and len(again.attempts) == len(report.attempts)
     assert again.attempts[0].attack == report.attempts[0].attack
+
+
+async def test_a_hung_sync_agent_is_abandoned_and_does_not_starve_the_scan():
+    release = threading.Event()
+    calls: list[int] = []
+
+    def agent(messages):
+        calls.append(1)
+        if len(calls) == 1:
+            release.wait(20)  # the first call hangs; the thread it holds must not block the rest
+        return "I cannot help with that."
+
+    try:
+        report = await run_scan(
+            agent, probe_ids=["injection.direct_override"], timeout=0.3, max_concurrency=1, **FAST
+        )
+        assert not release.is_set()  # the scan finished while the first call still hangs
+    finally:
+        release.set()
+    errored = [a for a in report.attempts if a.error]
+    assert len(report.attempts) == 3 and len(errored) == 1
+    assert "did not answer within 0.3 s" in errored[0].error
