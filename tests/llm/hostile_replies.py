@@ -191,14 +191,17 @@ def serve_by_case(replies: list[str]) -> Callable[[Any], Any]:
 
 
 async def run_checks_matrix(
-    generator: Any, n: int, concurrency: int = 16
+    generator: Any, n: int, concurrency: int = 16, only: str | None = None
 ) -> list[tuple[str, int, Any]]:
-    """``(check name, case index, CheckResult)`` for every check and case ``0..n-1``."""
+    """``(check name, case index, CheckResult)`` for every check (or the one named ``only``) and case
+    ``0..n-1``."""
     from giskard_nb import Interaction, Trace
     from giskard_nb.core.testcase import run_check  # what a scenario does: an exception is an ERROR
 
     limit = asyncio.Semaphore(concurrency)
     checks = llm_checks(generator)
+    if only is not None:
+        checks = {only: checks[only]}
 
     async def one(name: str, i: int) -> tuple[str, int, Any]:
         trace = Trace(
