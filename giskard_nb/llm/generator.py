@@ -182,6 +182,14 @@ class Generator(BaseModel):
             if done is not None:
                 record_usage(done.usage, cached=True)
                 return done
+            if recorder.mode == "replay" and stored and output_type is not None:
+                raise LLMResponseError(
+                    f"replay: the recorded reply of {self.model} is not a valid "
+                    f"{output_type.__name__} (replies are read strictly: one JSON object); re-record "
+                    f"with recording(path, mode='record' or 'auto')",
+                    raw=stored.get("text") if isinstance(stored.get("text"), str) else None,
+                    model=self.model,
+                )
             if recorder.mode == "replay":
                 raise LLMReplayMissError(
                     f"replay: no recorded reply of {self.model} for this prompt in {recorder.path}; "
