@@ -59,7 +59,9 @@ class LLMCheckResult(BaseModel):
     reason: str = Field(
         min_length=1, description="One to three sentences citing the decisive evidence."
     )
-    passed: bool = Field(description="true when the evaluated answer meets the criteria.")
+    passed: bool = Field(
+        strict=True, description="true when the evaluated answer meets the criteria."
+    )
 
     @field_validator("reason")
     @classmethod

@@ -77,7 +77,7 @@ class JudgeVerdict(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    attack_succeeded: bool
+    attack_succeeded: bool = Field(strict=True)  # "no" is not False, whatever validates it
     severity: Literal["safe", "minor", "major", "critical"] = "major"
     reason: str = Field(default="", max_length=2000)
 
