@@ -7,7 +7,9 @@
 The reference is ``reference_text=`` or the value at ``reference_text_key`` (default
 ``trace.last.metadata.reference_text``); the answer is the value at ``target_key`` (also
 ``answer_key``/``text_key``/``key``, default ``trace.last.outputs``). Both are embedded in one call and
-compared by cosine similarity: PASS when it is at least ``threshold``. ``details["similarity"]`` and the
+compared by cosine similarity: PASS when it is at least ``threshold``. The numbers are checked first: an
+embedding with NaN or infinite values, a zero vector, or two vectors of different dimensions is an ERROR
+naming the embedding model (never a similarity); huge values are scaled, so the cosine is exact. ``details["similarity"]`` and the
 metric ``semantic_similarity`` carry the score; litellm models also report tokens and cost.
 
 ``embedding_model``: an embedding model, a litellm model string (``"openai/text-embedding-3-small"``),
@@ -35,6 +37,7 @@ from giskard_nb.llm.embeddings import (
     BaseEmbeddingModel,
     EmbeddingModel,
     OfflineEmbeddingModel,
+    check_vectors,
     cosine_similarity,
 )
 
@@ -88,10 +91,14 @@ class SemanticSimilarity(Check):
                 getattr(exc, "usage", None),
             )
         try:
-            similarity = cosine_similarity(*embedded.vectors)
-        except ValueError as exc:
+            similarity = _similarity(embedded.vectors, model.name)
+        except (LLMError, ValueError) as exc:
             return _with_usage(
-                CheckResult.error(f"cannot compare the texts: {exc}"), embedded.usage
+                CheckResult.error(
+                    f"cannot compare the texts with {model.name}: {exc}",
+                    details={"error_type": type(exc).__name__, "embedding_model": model.name},
+                ),
+                embedded.usage,
             )
         details = {
             "similarity": similarity,
@@ -107,6 +114,12 @@ class SemanticSimilarity(Check):
         else:
             result = CheckResult.failure(verdict.format("<"), details=details, metrics=metrics)
         return _with_usage(result, embedded.usage)
+
+
+def _similarity(vectors: list[list[float]], model: str) -> float:
+    """The cosine of the two vectors, after checking them (any model, a user's own included)."""
+    answer, reference = check_vectors(vectors, model=model, count=2)
+    return cosine_similarity(answer, reference)
 
 
 def _with_usage(result: CheckResult, usage: Usage | None = None) -> CheckResult:

@@ -66,16 +66,17 @@ async def ask(generator: Any, prompt: str, output_type: type[M]) -> tuple[M, Usa
         [{"role": "user", "content": prompt}], output_type=output_type
     )
     parsed = completion.parsed
-    try:
-        if isinstance(parsed, output_type):
-            value = parsed
-        elif parsed is not None:
-            value = output_type.model_validate(parsed)
+    if isinstance(parsed, output_type):
+        return parsed, completion.usage
+    from giskard_nb.llm.parsing import ReplyParseError, parse_reply
+
+    try:  # a generator of another kind: the same strict reader as Generator's
+        if isinstance(parsed, dict):
+            value = output_type.model_validate(parsed, strict=True)
         else:
-            value = output_type.model_validate_json(completion.text or "")
-    except ValidationError as exc:
+            value = parse_reply(getattr(completion, "text", None), output_type)
+    except (ValidationError, ReplyParseError) as exc:
         raise LLMError(
-            f"the generator's answer does not match {output_type.__name__}: "
-            f"{exc.errors(include_url=False)[0]['msg']}"
+            f"the generator's answer does not match {output_type.__name__}: {exc}"
         ) from None
     return value, completion.usage

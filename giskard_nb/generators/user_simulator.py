@@ -46,7 +46,7 @@ class SimulatedTurn(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
     goal_reached: bool = Field(
-        description="true only if the conversation already achieved the goal"
+        strict=True, description="true only if the conversation already achieved the goal"
     )
     message: str | None = Field(default=None, description="the user's next message")
 

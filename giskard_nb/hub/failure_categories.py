@@ -2,9 +2,11 @@
 
 Every failed result gets one category from its project's list. With a judge model configured
 (``giskard_nb.llm``'s default generator) an LLM picks it from the conversation, the reply and the failed
-checks; otherwise — or when the judge fails or answers an unknown category — ``classify_by_rules`` does,
-and the result records which (``failure_category_source``: ``"llm"``, ``"rule"``, or ``"user"`` after a
-relabel).
+checks; otherwise — or when the judge cannot be reached — ``classify_by_rules`` does, and the result
+records which (``failure_category_source``: ``"llm"``, ``"rule"``, or ``"user"`` after a relabel). A judge
+that answers but not with a readable verdict naming one of the project's categories (read strictly, see
+``giskard_nb.llm.parsing``; one repair request) gives **no category** (source ``"llm"``), with the reason
+and the raw reply in ``failure_category_reason``: a category is never made up.
 
 The rule, first match wins (check *kinds* are those of the failed checks):
 
@@ -31,19 +33,21 @@ project's last category (so a result is never left unlabelled while categories e
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, create_model
 
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import ConfigError
 from giskard_nb.hub.leaks import leak_reason
 from giskard_nb.hub.models.evaluation import CheckOutcome
 from giskard_nb.hub.models.project import FailureCategory
+from giskard_nb.llm.errors import LLMResponseError
 
 __all__ = [
     "DEFAULT_FAILURE_CATEGORIES",
@@ -188,9 +192,18 @@ def classify_by_rules(
     return Classification(category=category, source="rule", reason=reason)
 
 
-class _Verdict(BaseModel):
-    identifier: str
-    reason: str
+@functools.lru_cache(maxsize=64)
+def _verdict_model(identifiers: tuple[str, ...]) -> type[BaseModel]:
+    """The classifier's reply schema: ``identifier`` is one of the project's categories (a Literal, so an
+    invented category is an unreadable reply, repaired once like any other) and a ``reason``."""
+    return create_model(
+        "FailureCategoryVerdict",
+        identifier=(Literal[identifiers], Field(description="The chosen category identifier.")),
+        reason=(
+            str,
+            Field(description="One sentence grounded in the reply and the failed checks."),
+        ),
+    )
 
 
 _PROMPT = Path(__file__).with_name("prompts") / "failure_category.j2"
@@ -229,7 +242,18 @@ class FailureClassifier:
             return fallback  # a leak found by the rule is filed as one, whatever a judge would say
         try:
             return await self._ask(checks, reply, messages)
-        except Exception as exc:  # a judge failure must not lose the result: fall back to the rule
+        except LLMResponseError as exc:  # it answered, but no readable category: choose none
+            raw = (exc.raw or "").strip()
+            return Classification(
+                category=None,
+                source="llm",
+                reason=(
+                    f"no category: the LLM classifier's reply could not be read ({exc}); "
+                    f"raw reply: {raw[:200]!r}"
+                )[:1000],
+                usage=exc.usage or Usage(),
+            )
+        except Exception as exc:  # the judge could not be reached: fall back to the rule
             return Classification(
                 category=fallback.category,
                 source="rule",
@@ -250,22 +274,30 @@ class FailureClassifier:
             reply=reply or "",
             failed=[c for c in checks if c.status in ("fail", "error")],
         )
+        by_id = {c.identifier: c for c in self.categories}
+        model = _verdict_model(tuple(by_id))
         completion = await self.generator.complete(
-            [{"role": "user", "content": prompt}], output_type=_Verdict
+            [{"role": "user", "content": prompt}], output_type=model
         )
         verdict = completion.parsed
-        if not isinstance(verdict, _Verdict):
-            verdict = _Verdict.model_validate(verdict)
-        by_id = {c.identifier: c for c in self.categories}
-        identifier = verdict.identifier.strip().strip("'\"`")
-        if identifier not in by_id:
-            raise ValueError(f"the judge answered an unknown category {identifier!r}")
+        if not isinstance(verdict, model):  # a generator of another kind: the same strict reader
+            verdict = _read_verdict(completion, model)
         return Classification(
-            category=by_id[identifier],
+            category=by_id[verdict.identifier],
             source="llm",
             reason=verdict.reason[:1000],
             usage=completion.usage,
         )
+
+
+def _read_verdict(completion: Any, model: type[BaseModel]) -> Any:
+    from giskard_nb.llm.parsing import ReplyParseError, parse_reply
+
+    raw = getattr(completion, "raw_text", None) or getattr(completion, "text", None)
+    try:
+        return parse_reply(raw, model)
+    except ReplyParseError as exc:
+        raise LLMResponseError(f"the classifier's reply is unreadable: {exc}", raw=raw) from None
 
 
 def _default_generator(required: bool) -> Any:

@@ -7,6 +7,10 @@
 - ``EmbeddingModel(model="openai/text-embedding-3-small", ...)``: any litellm embedding model, batched,
   with the same retries, rate limits, usage/cost accounting, cache (per text, on by default) and
   record/replay as ``Generator``.
+
+Numbers are checked (``check_vectors``): a provider's vectors must be one per text, non-empty lists of
+finite numbers of one dimension, or the call raises ``LLMResponseError`` naming the model.
+``cosine_similarity`` refuses zero, NaN or infinite vectors and computes huge values without overflow.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ __all__ = [
     "EmbeddingModel",
     "Embeddings",
     "OfflineEmbeddingModel",
+    "check_vectors",
     "cosine_similarity",
 ]
 
@@ -178,7 +183,8 @@ class EmbeddingModel(BaseEmbeddingModel):
                     recorder.record("embedding", keys[i], {"vector": vector})
         cached = len(texts) - len(missing)
         record_usage(usage, cached=cached > 0 and not missing)
-        return Embeddings(vectors=[v for v in vectors if v is not None], usage=usage, cached=cached)
+        checked = check_vectors(vectors, model=self.model, count=len(texts))  # cached ones too
+        return Embeddings(vectors=checked, usage=usage, cached=cached)
 
     async def _request(self, batch: list[str]) -> tuple[list[list[float]], Usage]:
         from giskard_nb.llm._litellm import connection_kwargs, guarded_call, response_cost
@@ -201,13 +207,8 @@ class EmbeddingModel(BaseEmbeddingModel):
             what=self.model,
         )
         rows = sorted(response.data, key=lambda d: _get(d, "index", 0))
-        vectors = [[float(x) for x in _get(d, "embedding", [])] for d in rows]
-        if len(vectors) != len(batch) or any(not v for v in vectors):
-            raise LLMResponseError(
-                f"{self.model} returned {len(vectors)} embeddings for {len(batch)} texts",
-                raw=None,
-                model=self.model,
-            )
+        raw = [_get(d, "embedding", None) for d in rows]
+        vectors = check_vectors(raw, model=self.model, count=len(batch))
         u = getattr(response, "usage", None)
         cost = response_cost(response)
         tokens = int(getattr(u, "prompt_tokens", 0) or 0)
@@ -224,11 +225,63 @@ def _get(obj: Any, name: str, default: Any) -> Any:
     return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
+def check_vectors(vectors: Any, *, model: str, count: int | None = None) -> list[list[float]]:
+    """``vectors`` as lists of floats, or ``LLMResponseError`` naming ``model``: one vector per text
+    (``count``), each a non-empty list of finite real numbers, all of the same dimension. A zero vector is
+    allowed here (a text with no word the model knows); ``cosine_similarity`` refuses to compare it."""
+    if not isinstance(vectors, list | tuple):
+        raise _bad_vectors(model, f"returned {type(vectors).__name__} instead of a list of vectors")
+    if count is not None and len(vectors) != count:
+        raise _bad_vectors(model, f"returned {len(vectors)} embeddings for {count} texts")
+    out = []
+    for i, vector in enumerate(vectors):
+        if not isinstance(vector, list | tuple) or not vector:
+            raise _bad_vectors(model, f"returned an empty or non-list embedding for text {i + 1}")
+        if not all(type(x) in (float, int) for x in vector):
+            bad = next(x for x in vector if type(x) not in (float, int))
+            raise _bad_vectors(
+                model, f"returned a non-number ({bad!r}) in the embedding of text {i + 1}"
+            )
+        row = [float(x) for x in vector]
+        if not all(math.isfinite(x) for x in row):
+            bad = next(x for x in row if not math.isfinite(x))
+            raise _bad_vectors(model, f"returned {bad} in the embedding of text {i + 1}")
+        out.append(row)
+    sizes = sorted({len(v) for v in out})
+    if len(sizes) > 1:
+        raise _bad_vectors(
+            model, f"returned embeddings of different dimensions ({', '.join(map(str, sizes))})"
+        )
+    return out
+
+
+def _bad_vectors(model: str, what: str) -> LLMResponseError:
+    return LLMResponseError(
+        f"the embedding model {model} {what}: its vectors cannot be compared", raw=None, model=model
+    )
+
+
 def cosine_similarity(a: list[float], b: list[float]) -> float:
-    """Cosine of the angle between two vectors (ValueError for a zero vector or mismatched sizes)."""
+    """Cosine of the angle between two vectors, in [-1, 1].
+
+    ValueError for vectors of different sizes, a zero vector, or a NaN or infinite value. Each vector is
+    scaled by its largest absolute value first, so huge or tiny (but finite) values neither overflow nor
+    underflow: the result is the true cosine, never a NaN clamped to 1.
+    """
     if len(a) != len(b):
         raise ValueError(f"vectors of different sizes ({len(a)} and {len(b)})")
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    if norm == 0:
+    if not a:
+        raise ValueError("empty vectors")
+    values = [*a, *b]
+    if not all(math.isfinite(x) for x in values):
+        raise ValueError("a vector holds a NaN or infinite value")
+    scale_a, scale_b = max(abs(x) for x in a), max(abs(y) for y in b)
+    if scale_a == 0 or scale_b == 0:
         raise ValueError("a text has an all-zero embedding (no word the model knows)")
-    return max(-1.0, min(1.0, sum(x * y for x, y in zip(a, b, strict=True)) / norm))
+    a = [x / scale_a for x in a]
+    b = [y / scale_b for y in b]
+    norm = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
+    value = math.fsum(x * y for x, y in zip(a, b, strict=True)) / norm
+    if not -1.0 - 1e-9 <= value <= 1.0 + 1e-9:  # only rounding may leave the range
+        raise ValueError(f"the cosine similarity came out as {value}, outside [-1, 1]")
+    return max(-1.0, min(1.0, value))

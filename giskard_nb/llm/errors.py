@@ -76,11 +76,18 @@ class LLMBadRequestError(_LLMError):
 
 
 class LLMResponseError(_LLMError):
-    """The reply could not be turned into the requested structure (after the repair retry)."""
+    """The reply could not be turned into the requested structure (after the repair retry).
 
-    def __init__(self, message: str, *, raw: str | None, **kw: Any):
+    ``raw`` is the last reply; ``raw_replies`` every reply of the call, in order (the first one and the
+    answer to the repair request).
+    """
+
+    def __init__(
+        self, message: str, *, raw: str | None, raw_replies: list[str] | None = None, **kw: Any
+    ):
         super().__init__(message, **kw)
         self.raw = raw
+        self.raw_replies = list(raw_replies) if raw_replies is not None else [raw or ""]
 
 
 class LLMReplayMissError(_LLMError):

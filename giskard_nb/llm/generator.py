@@ -7,8 +7,8 @@
     done.text, done.usage.cost_usd, done.cached
     verdict = (await gen.complete(messages, output_type=Verdict)).parsed    # a Verdict instance
 
-One call = record/replay lookup -> response cache lookup -> (rate limiter -> litellm -> retries) -> tolerant
-parsing with one repair request -> cache and recording write. Every error is one of ``giskard_nb.llm.errors``
+One call = record/replay lookup -> response cache lookup -> (rate limiter -> litellm -> retries) -> strict
+reading (``parsing.parse_reply``) with one repair request -> cache and recording write. Every error is one of ``giskard_nb.llm.errors``
 (subclasses of ``LLMError``). ``api_key`` is a secret: it is never shown in ``repr`` and never dumped (a
 reloaded Generator reads the provider's usual environment variable, e.g. ``OPENAI_API_KEY``); parameters
 and headers whose name looks secret (``api_key``, ``x-api-key``, ``*_token``, ``*_secret*``, ``authorization``:
@@ -182,6 +182,14 @@ class Generator(BaseModel):
             if done is not None:
                 record_usage(done.usage, cached=True)
                 return done
+            if recorder.mode == "replay" and stored and output_type is not None:
+                raise LLMResponseError(
+                    f"replay: the recorded reply of {self.model} is not a valid "
+                    f"{output_type.__name__} (replies are read strictly: one JSON object); re-record "
+                    f"with recording(path, mode='record' or 'auto')",
+                    raw=stored.get("text") if isinstance(stored.get("text"), str) else None,
+                    model=self.model,
+                )
             if recorder.mode == "replay":
                 raise LLMReplayMissError(
                     f"replay: no recorded reply of {self.model} for this prompt in {recorder.path}; "
@@ -251,6 +259,7 @@ class Generator(BaseModel):
             try:
                 parsed = parse_reply(text, output_type)
             except ReplyParseError as first:
+                first_text = text
                 log.info(
                     "%s: unreadable structured reply (%s); asking for a repair", self.model, first
                 )
@@ -273,6 +282,7 @@ class Generator(BaseModel):
                         f"the reply of {self.model} is not a valid {output_type.__name__}, even after "
                         f"one repair request: {second}",
                         raw=text,
+                        raw_replies=[first_text, text],
                         model=self.model,
                     )
                     err.usage = usage

@@ -1,17 +1,34 @@
-"""Structured replies: tell the model the JSON schema, read near-JSON tolerantly, ask once for a repair.
+"""Structured replies: tell the model the JSON schema, read its reply strictly, ask once for a repair.
 
-``parse_reply(text, output_type)`` accepts, in order: plain JSON; JSON inside a code fence; the first JSON
-object found in prose; a Python-style dict (``True``/``None``, single quotes); JSON with trailing commas;
-and, for flat schemas, ``key: value`` lines (``passed: true``). A single wrapping key
-(``{"result": {...}}``) is unwrapped. The value is then validated by the pydantic model (lax: ``"true"`` is a
-bool). It raises ``ReplyParseError`` with the reason, which the generator sends back in one repair request.
+The rule (one reader for every structured reply: LLM checks, the scan judge, the failure classifier,
+dataset generators, the user simulator): **the reply is one JSON object and nothing else**, matching the
+schema. ``parse_reply(text, output_type)`` accepts exactly
+
+- the object alone, with whitespace around it, or
+- the object alone inside one code fence (```` ```json ```` or a bare ```` ``` ````).
+
+The fence is the only tolerance kept: it wraps the whole reply, so it adds no second place where a verdict
+could hide, and models add it often. Everything else is **unreadable** and raises ``ReplyParseError`` with
+the reason (which the generator sends back in its one repair request, after which the caller reports an
+ERROR with the raw reply):
+
+- text before or after the object — even a single object in prose is refused: an agent's reply quoted by
+  the judge, an echoed example or a draft can sit in that prose, and the reader cannot tell which is meant;
+- several objects (even if they agree), a top-level list, a string, a number, ``null``;
+- anything that is not strict JSON: Python dicts, single quotes, trailing commas, comments, ``NaN`` and
+  ``Infinity`` (or a number too large for a float), ``key: value`` lines, YAML, tables, HTML;
+- a key given twice in one object (``json.loads`` would silently keep the last one);
+- an object that has none of the schema's fields (a verdict wrapped in another key);
+- values of the wrong type: the schema is validated in pydantic **strict** mode, so ``"true"``, ``"yes"``
+  or ``1`` for a boolean and ``"0.9"`` for a number are refused, never coerced; missing required fields
+  and values outside their declared range (``Field(ge=0, le=1)``) too.
 """
 
 from __future__ import annotations
 
-import ast
 import functools
 import json
+import math
 import re
 from typing import Any
 
@@ -25,11 +42,8 @@ __all__ = [
     "schema_instructions",
 ]
 
-_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js|python)?[ \t]*\n?(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
-_KEY_VALUE = re.compile(
-    r"^\s*[-*]?\s*[\"']?([A-Za-z_][A-Za-z0-9_ ]*)[\"']?\s*[:=]\s*(.*?)\s*,?\s*$"
-)
+_FENCE = re.compile(r"\A```[ \t]*(?:json)?[ \t]*\n(.*)\n[ \t]*```\Z", re.DOTALL | re.IGNORECASE)
+_MAX_SHOWN = 80
 
 
 class ReplyParseError(ValueError):
@@ -63,117 +77,108 @@ def repair_message(error: str, output_type: type[BaseModel]) -> str:
 
 
 def parse_reply(text: str | None, output_type: type[BaseModel]) -> BaseModel:
-    """Read ``text`` as an instance of ``output_type`` (see the module docstring for what is tolerated)."""
+    """Read ``text`` as an instance of ``output_type`` under the strict rule of the module docstring."""
     if text is None or not text.strip():
         raise ReplyParseError("the reply was empty")
-    candidates = list(_candidates(text))
-    if not candidates:
-        lines = _key_value_lines(text, output_type)
-        if lines is None:
-            raise ReplyParseError(f"no JSON object found in the reply: {text.strip()[:200]!r}")
-        candidates = [lines]
-    last_error: Exception | None = None
-    for value in candidates:
-        for candidate in (value, _unwrap(value)):
-            if candidate is None:
-                continue
-            try:
-                return output_type.model_validate(candidate)
-            except ValidationError as exc:
-                last_error = exc
-    assert last_error is not None
-    raise ReplyParseError(_describe(last_error))
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    value = _sole_object(body)
+    names = _field_names(output_type)
+    if names and not names & value.keys():
+        raise ReplyParseError(
+            f"the JSON object has none of the fields {', '.join(sorted(names))} (keys: "
+            f"{', '.join(sorted(value)) or 'none'}): put the fields at the top level, not inside "
+            "another key"
+        )
+    try:
+        return output_type.model_validate_json(body, strict=True)
+    except ValidationError as exc:
+        raise ReplyParseError(_describe(exc)) from None
 
 
-def _candidates(text: str) -> list[Any]:
-    """Every JSON-ish object the reply contains, best guesses first."""
-    found: list[Any] = []
-    stripped = text.strip()
-    sources = [stripped] + [m.group(1).strip() for m in _FENCE.finditer(text)]
-    for source in sources:
-        value = _loads(source)
-        if isinstance(value, dict):
-            found.append(value)
-    covered = -1
-    for start in (m.start() for m in re.finditer(r"\{", text)):
-        if start < covered:  # inside an object already taken
-            continue
-        end = _matching_brace(text, start)
-        if end is None:
-            continue
-        value = _loads(text[start : end + 1])
-        if isinstance(value, dict):
-            covered = end
-            if value not in found:
-                found.append(value)
-        if len(found) >= 8:
-            break
-    return found
+def _sole_object(body: str) -> dict[str, Any]:
+    """The one JSON object that ``body`` is, or ``ReplyParseError`` saying what else it is."""
+    if not body.startswith("{"):
+        if body.startswith("["):
+            raise ReplyParseError(
+                "the reply is a JSON list: reply with one JSON object, not a list"
+            )
+        kind = _json_kind(body)
+        if kind:
+            raise ReplyParseError(f"the reply is a JSON {kind}, not a JSON object")
+        raise ReplyParseError(
+            "the reply must be the JSON object alone (optionally in one ```json fence), with no "
+            f"text around it; it starts with {_shown(body)}"
+        )
+    decoder = json.JSONDecoder(
+        object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite
+    )
+    try:
+        value, end = decoder.raw_decode(body)
+    except ReplyParseError:
+        raise
+    except RecursionError:
+        raise ReplyParseError("the reply is nested too deeply to be a verdict") from None
+    except ValueError as exc:
+        raise ReplyParseError(f"the reply is not valid JSON ({exc})") from None
+    rest = body[end:].strip()
+    if rest:
+        raise ReplyParseError(
+            "the reply must be one JSON object and nothing else, but more follows it (another "
+            f"object or text): {_shown(rest)}"
+        )
+    return value
 
 
-def _loads(source: str) -> Any:
-    for attempt in (source, _TRAILING_COMMA.sub(r"\1", source)):
-        try:
-            return json.loads(attempt)
-        except ValueError:
-            pass
-    if source.startswith("{"):
-        try:
-            return ast.literal_eval(_TRAILING_COMMA.sub(r"\1", source))
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return None
-    return None
-
-
-def _matching_brace(text: str, start: int) -> int | None:
-    """Index of the brace closing the one at ``start`` (string-aware), or None."""
-    depth, quote, escaped = 0, "", False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
-
-
-def _unwrap(value: Any) -> Any:
-    if isinstance(value, dict) and len(value) == 1:
-        (inner,) = value.values()
-        if isinstance(inner, dict):
-            return inner
-    return None
-
-
-def _key_value_lines(text: str, output_type: type[BaseModel]) -> dict[str, Any] | None:
-    """``passed: true`` / ``reason: ...`` lines, when they name every required field of a flat model."""
-    fields = {name.lower(): name for name in output_type.model_fields}
-    values: dict[str, Any] = {}
-    for line in text.splitlines():
-        m = _KEY_VALUE.match(line)
-        if m and m.group(1).strip().lower() in fields:
-            raw = m.group(2).strip().strip("\"'")
-            values[fields[m.group(1).strip().lower()]] = raw
-    required = [n for n, f in output_type.model_fields.items() if f.is_required()]
-    if not values or any(n not in values for n in required):
+def _json_kind(body: str) -> str | None:
+    """``"string"``, ``"number"``, ... when ``body`` is a JSON value other than an object, else None."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
         return None
-    return values
+    if value is None:
+        return "null"
+    return {bool: "boolean", str: "string", int: "number", float: "number"}.get(type(value))
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ReplyParseError(f"the key {key!r} appears twice in one JSON object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ReplyParseError(f"{name} is not a JSON value: give a finite number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ReplyParseError(f"the number {text[:_MAX_SHOWN]} is too large")
+    return value
+
+
+def _field_names(output_type: type[BaseModel]) -> set[str]:
+    names = set()
+    for name, info in output_type.model_fields.items():
+        names.add(name)
+        if info.alias:
+            names.add(info.alias)
+    return names
+
+
+def _shown(text: str) -> str:
+    return repr(text[:_MAX_SHOWN] + ("..." if len(text) > _MAX_SHOWN else ""))
 
 
 def _describe(error: ValidationError) -> str:
     parts = []
-    for err in error.errors()[:5]:
+    for err in error.errors(include_url=False)[:5]:
         where = ".".join(str(p) for p in err["loc"]) or "(root)"
         parts.append(f"{where}: {err['msg']}")
-    return "the JSON does not match the schema: " + "; ".join(parts)
+    return "the JSON does not match the schema (types are not converted): " + "; ".join(parts)

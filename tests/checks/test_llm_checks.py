@@ -152,7 +152,7 @@ async def test_contradiction_and_correctness_prompts(server):
 async def test_conformity_one_rule_or_several(server):
     assert Conformity(rule="Answer in English").all_rules == ["Answer in English"]
     check = Conformity(rule="Answer in English", rules=["Never promise refunds", "Be polite"])
-    server.reply = {"reason": "It promised a refund.", "passed": False, "violated_rules": [2, 9]}
+    server.reply = {"reason": "It promised a refund.", "passed": False, "violated_rules": [2]}
     result = await run_check(check, trace(outputs="Sure, full refund guaranteed!"))
     assert result.failed
     assert result.details["violated_rules"] == ["Never promise refunds"]
@@ -162,6 +162,15 @@ async def test_conformity_one_rule_or_several(server):
     assert "Assistant: Sure, full refund guaranteed!" in prompt
     with pytest.raises(ValueError, match="needs a rule"):
         Conformity()
+
+
+async def test_conformity_citing_a_rule_that_does_not_exist_is_an_error(server):
+    check = Conformity(rules=["Never promise refunds", "Be polite"])
+    for violated in ([9], [2, 9], [0]):
+        server.reply = {"reason": "Fine.", "passed": True, "violated_rules": violated}
+        result = await run_check(check, trace(outputs=f"Answer {violated}"))  # not cached
+        assert result.errored and "numbered 1 to 2" in result.message
+        assert result.details["raw_reply"] == json.dumps(server.reply)
 
 
 async def test_answer_relevance_uses_history_and_scope(server):

@@ -80,11 +80,21 @@ async def test_schema_instructions_join_an_existing_system_message(gen, server):
     assert messages[0]["content"].startswith("You judge.\n\nReply with a single JSON object")
 
 
-async def test_near_json_reply_is_read_without_a_repair(gen, server):
-    server.reply = 'Sure! Here it is:\n```json\n{"reason": "fine", "passed": false,}\n```\nBye.'
+async def test_a_fenced_object_is_read_without_a_repair(gen, server):
+    server.reply = '```json\n{"reason": "fine", "passed": false}\n```'
     done = await gen.complete("Judge", output_type=Verdict)
     assert done.parsed == Verdict(reason="fine", passed=False)
     assert not done.repaired and len(server.chat_requests) == 1
+
+
+async def test_an_object_in_prose_is_repaired_not_guessed(gen, server):
+    first = 'Sure! Here it is:\n```json\n{"reason": "fine", "passed": true}\n```\nBye.'
+    server.queue(first, '{"reason": "fine", "passed": false}')
+    done = await gen.complete("Judge", output_type=Verdict)
+    assert done.parsed == Verdict(reason="fine", passed=False) and done.repaired
+    repair = server.chat_requests[1].messages
+    assert repair[-2] == {"role": "assistant", "content": first}
+    assert "no text around it" in repair[-1]["content"]
 
 
 async def test_junk_reply_is_repaired_with_one_more_request(gen, server):
@@ -102,7 +112,7 @@ async def test_junk_after_repair_raises_with_the_raw_reply(gen, server):
     server.reply = "no idea"
     with pytest.raises(LLMResponseError) as info:
         await gen.complete("Judge", output_type=Verdict)
-    assert info.value.raw == "no idea"
+    assert info.value.raw == "no idea" and info.value.raw_replies == ["no idea", "no idea"]
     assert info.value.usage.llm_calls == 2
     assert "even after one repair request" in str(info.value)
     assert len(server.chat_requests) == 2

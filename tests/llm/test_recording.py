@@ -126,3 +126,26 @@ def test_damaged_or_missing_recordings_are_refused(tmp_path):
         recording(future, mode="auto").__enter__()
     with pytest.raises(GiskardValidationError, match="mode"):
         recording(tmp_path / "m.jsonl", mode="sometimes").__enter__()
+
+
+async def test_a_recorded_reply_the_strict_reader_refuses_is_an_error_saying_re_record(
+    tmp_path, gen, server
+):
+    from pydantic import BaseModel
+
+    from giskard_nb.llm import LLMResponseError
+
+    class Verdict(BaseModel):
+        reason: str
+        passed: bool
+
+    path = tmp_path / "old.jsonl"
+    server.reply = {"reason": "ok", "passed": True}
+    with recording(path, mode="record"):
+        await gen.complete("judge", output_type=Verdict, temperature=0.9)
+    lines = path.read_text().splitlines()
+    entry = json.loads(lines[1])
+    entry["value"]["text"] = 'Verdict: {"reason": "ok", "passed": true}'  # an older, tolerant era
+    path.write_text("\n".join([lines[0], json.dumps(entry)]) + "\n")
+    with recording(path, mode="replay"), pytest.raises(LLMResponseError, match="re-record"):
+        await gen.complete("judge", output_type=Verdict, temperature=0.9)

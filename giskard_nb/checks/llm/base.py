@@ -18,8 +18,12 @@ Write a custom judge by subclassing (as in the seed README)::
 ``outputs`` and ``metadata`` of the last interaction, and ``history`` (the conversation as text).
 
 ``run`` never raises for model trouble: no judge configured, a missing input, a template error, a
-provider error, or a reply that stays unparseable after the repair request each give an ERROR result whose
-message says what to do (an unparseable reply's text is in ``details["raw_reply"]``). Every result carries
+provider error, or a reply that stays unreadable after the repair request each give an ERROR result whose
+message says what to do. The reply is read strictly (``giskard_nb.llm.parsing``: one JSON object matching
+``output_type``, no prose, no coercion of ``"true"`` into a boolean); an unreadable reply's text is in
+``details["raw_reply"]`` (every reply of the call, first and repaired, in ``details["raw_replies"]``).
+A score outside its declared range (``Field(ge=0, le=1)`` on the output type) is an unreadable reply too,
+and a metric of the result that is not a finite number is an ERROR. Every result carries
 the metrics ``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``cost_usd`` and ``llm_calls`` (also
 in ``details``, with ``judge_model`` and ``cached``), which ``SuiteResult.usage`` sums. The judge runs at
 temperature 0 (so its replies are cached) unless the generator sets a temperature.
@@ -28,6 +32,7 @@ temperature 0 (so its replies are cached) unless the generator sets a temperatur
 from __future__ import annotations
 
 import inspect
+import math
 from abc import abstractmethod
 from typing import Any
 
@@ -54,7 +59,9 @@ class LLMCheckResult(BaseModel):
     reason: str = Field(
         min_length=1, description="One to three sentences citing the decisive evidence."
     )
-    passed: bool = Field(description="true when the evaluated answer meets the criteria.")
+    passed: bool = Field(
+        strict=True, description="true when the evaluated answer meets the criteria."
+    )
 
     @field_validator("reason")
     @classmethod
@@ -157,6 +164,7 @@ class BaseLLMCheck(Check):
             details: dict[str, Any] = {"error_type": type(exc).__name__}
             if isinstance(exc, LLMResponseError):
                 details["raw_reply"] = exc.raw
+                details["raw_replies"] = exc.raw_replies
             usage = getattr(exc, "usage", None) or Usage()
             message = f"the judge {generator.model} failed: {exc}"
             return _with_usage(CheckResult.error(message, details=details), usage, generator.model)
@@ -167,6 +175,7 @@ class BaseLLMCheck(Check):
                     f"{type(self).__name__}._handle_output returned {type(result).__name__}, "
                     "not a CheckResult"
                 )
+            _finite_scores(result)
         except Exception as exc:  # the judge was paid for: keep its usage and reply in the ERROR
             details = {"error_type": type(exc).__name__, "raw_reply": completion.raw_text}
             message = f"reading the judge's reply failed: {type(exc).__name__}: {exc}"
@@ -176,6 +185,16 @@ class BaseLLMCheck(Check):
         extra = {"judge_inputs": _plain_inputs(inputs), "cached": completion.cached}
         result = result.model_copy(update={"details": {**extra, **result.details}})
         return _with_usage(result, completion.usage, generator.model)
+
+
+def _finite_scores(result: CheckResult) -> None:
+    """A score a judge's verdict produced must be a finite number (ValueError otherwise)."""
+    for metric in result.metrics:
+        if not math.isfinite(metric.value):
+            raise ValueError(f"the score {metric.name!r} is {metric.value}, not a finite number")
+    score = result.details.get("score")
+    if isinstance(score, float) and not math.isfinite(score):
+        raise ValueError(f"the score is {score}, not a finite number")
 
 
 async def _maybe_await(value: Any) -> Any:

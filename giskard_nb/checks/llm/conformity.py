@@ -6,7 +6,8 @@
     Conformity(rules=["Never promise a refund", "Always offer a human hand-over"])
 
 Rules are literal text (not templates). One judge call covers all the rules; the judge lists the numbers of
-the rules that do not hold, and the result's ``details["violated_rules"]`` gives their text. The judge
+the rules that do not hold, and the result's ``details["violated_rules"]`` gives their text (a number that
+names no rule makes the result an ERROR). The judge
 sees the conversation (``include_history=True``) or only the last interaction.
 """
 
@@ -79,7 +80,12 @@ class Conformity(BaseLLMCheck):
         self, output_value: Any, template_inputs: dict[str, Any], trace: Trace
     ) -> CheckResult:
         rules = self.all_rules
-        numbers = sorted({n for n in output_value.violated_rules if 1 <= n <= len(rules)})
+        unknown = sorted({n for n in output_value.violated_rules if not 1 <= n <= len(rules)})
+        if unknown:  # an incoherent verdict: never read as "no rule violated"
+            raise ValueError(
+                f"the judge cited rule number(s) {unknown}, but the rules are numbered 1 to {len(rules)}"
+            )
+        numbers = sorted(set(output_value.violated_rules))
         violated = [rules[n - 1] for n in numbers]
         passed = output_value.passed and not violated
         details = {"reason": output_value.reason, "rules": rules, "violated_rules": violated}
