@@ -339,9 +339,9 @@ class Generator(BaseModel):
 def _response_format(output_type: type[BaseModel]) -> Any:
     """litellm's strict ``json_schema`` response_format for a model, converted once per class."""
     try:
-        from litellm.utils import type_to_response_format_param
+        from giskard_nb.llm._litellm import litellm_utils
 
-        return type_to_response_format_param(output_type) or output_type
+        return litellm_utils().type_to_response_format_param(output_type) or output_type
     except Exception:  # let litellm convert it on each call instead
         return output_type
 
