@@ -171,9 +171,12 @@ def guarded_call(
     async def once() -> Any:
         import asyncio
 
+        from giskard_nb.secrets import quiet_http_logs
+
         try:
-            async with call_guard(), asyncio.timeout(timeout):
-                return await getattr(litellm(), method)(**kwargs)
+            with quiet_http_logs():  # httpx logs request URLs at INFO
+                async with call_guard(), asyncio.timeout(timeout):
+                    return await getattr(litellm(), method)(**kwargs)
         except Exception as exc:
             raise translate(exc, model=model, secret=secret) from None
 
