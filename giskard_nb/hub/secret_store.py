@@ -13,7 +13,8 @@ DataFrames and the audit log hold references or ``***``, never the value.
 - ``Hub(":memory:")``: in memory, gone with the Hub.
 
 ``GISKARD_NB_SECRETS_FILE`` overrides the file. Values already referencing the environment (``${NAME}``)
-are left as written.
+are left as written. Writing back ``***`` (a masked dump) where a secret is kept keeps it; ``***`` for a new
+secret (a re-uploaded export) is refused with a ``GiskardValidationError``.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from giskard_nb.errors import ConfigError
-from giskard_nb.secrets import is_reference, is_secret_name, mask_url
+from giskard_nb.errors import ConfigError, GiskardValidationError
+from giskard_nb.secrets import MASK, is_reference, is_secret_name, mask_url
 
 __all__ = ["SecretStore", "resolve_secret_refs"]
 
@@ -102,8 +103,14 @@ class SecretStore:
         if not secret or not isinstance(data, str) or not data or is_reference(data):
             return data
         known = isinstance(previous, str) and is_reference(previous)
-        if known and resolve_secret_refs(previous, strict=False) == data:
-            return previous
+        if known and (data == MASK or resolve_secret_refs(previous, strict=False) == data):
+            return previous  # unchanged (``***`` is how a dump shows the value it keeps)
+        if data == MASK:
+            raise GiskardValidationError(
+                f"a secret value is {MASK!r}, the mask shown in dumps and exports (they never hold "
+                "secrets): give the value itself again, or an environment reference such as "
+                "'${MY_API_KEY}'"
+            )
         return self.put(data)
 
     # -- file --------------------------------------------------------------------------------------

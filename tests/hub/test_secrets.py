@@ -296,3 +296,20 @@ def test_http_logs_are_quiet_inside_calls_and_restored_after():
         assert logger.level == logging.DEBUG
     finally:
         logger.setLevel(before)
+
+
+def test_a_masked_value_written_back_keeps_the_secret_and_a_new_one_is_refused():
+    with Hub(":memory:") as hub:
+        project = hub.projects.create("p")
+        agent = hub.agents.create(
+            project.id, name="a", url="https://example.test", headers={"X-Api-Key": HEADER}
+        )
+        hub.agents.update(agent.id, headers=agent.model_dump()["headers"])  # {"X-Api-Key": "***"}
+        assert hub.agents.retrieve(agent.id).secret_headers() == {"X-Api-Key": HEADER}
+        with pytest.raises(GiskardValidationError, match="the mask shown in dumps and exports"):
+            hub.checks.create(
+                project.id,
+                "judged",
+                "Judged",
+                params={"type": "correctness", "generator": {"model": "m", "api_key": "***"}},
+            )
