@@ -26,6 +26,7 @@ import os
 import re
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +74,8 @@ class SecretStore:
     def put(self, value: str) -> str:
         """Keep ``value``; return the reference that stands for it."""
         ref_id = uuid.uuid4().hex
-        with self._lock:
-            self._read()
+        with self._lock, self._file_lock():
+            self._read(force=True)  # another process may have added secrets since
             self._values[ref_id] = value
             self._write()
         return f"${{secret:{ref_id}}}"
@@ -128,6 +129,26 @@ class SecretStore:
                 "or delete it and set the agents' headers and checks' keys again"
             ) from None
         self._loaded = True
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """An exclusive lock on ``<file>.lock`` across processes (where ``fcntl`` exists)."""
+        if self.path is None:
+            yield
+            return
+        try:
+            import fcntl
+        except ImportError:  # Windows: writes are still atomic, concurrent adds may race
+            yield
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     def _write(self) -> None:
         if self.path is None:

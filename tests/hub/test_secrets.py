@@ -313,3 +313,19 @@ def test_a_masked_value_written_back_keeps_the_secret_and_a_new_one_is_refused()
                 "Judged",
                 params={"type": "correctness", "generator": {"model": "m", "api_key": "***"}},
             )
+
+
+def test_two_hubs_on_one_file_do_not_lose_each_others_secrets(tmp_path: Path):
+    first, second = Hub(str(tmp_path / "hub.db")), Hub(str(tmp_path / "hub.db"))
+    try:
+        project = first.projects.create("p")
+        agents = [
+            hub.agents.create(project.id, name=n, url="https://a.test", headers={"K": f"{n}-111"})
+            for hub, n in ((second, "one"), (first, "two"), (second, "three"))
+        ]
+    finally:
+        first.close()
+        second.close()
+    with Hub(str(tmp_path / "hub.db")) as hub:
+        for agent in agents:
+            assert hub.agents.retrieve(agent.id).secret_headers() == {"K": f"{agent.name}-111"}
