@@ -80,6 +80,18 @@ class SecretStore:
             self._write()
         return f"${{secret:{ref_id}}}"
 
+    def forget(self, data: Any) -> int:
+        """Remove the secrets that ``data`` (JSON-like) refers to; the number removed."""
+        ids = set(_REF.findall(json.dumps(data, default=str)))
+        if not ids:
+            return 0
+        with self._lock, self._file_lock():
+            self._read(force=True)
+            removed = [self._values.pop(i) for i in ids if i in self._values]
+            if removed:
+                self._write()
+        return len(removed)
+
     def get(self, ref_id: str) -> str | None:
         with self._lock:
             if ref_id not in self._values:

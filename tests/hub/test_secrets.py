@@ -329,3 +329,15 @@ def test_two_hubs_on_one_file_do_not_lose_each_others_secrets(tmp_path: Path):
     with Hub(str(tmp_path / "hub.db")) as hub:
         for agent in agents:
             assert hub.agents.retrieve(agent.id).secret_headers() == {"K": f"{agent.name}-111"}
+
+
+def test_deleting_an_agent_removes_its_secrets_from_the_file(tmp_path: Path):
+    with Hub(str(tmp_path / "hub.db")) as hub:
+        project = hub.projects.create("p")
+        agent = hub.agents.create(
+            project.id, name="a", url="https://a.test", headers={"X-Api-Key": HEADER}
+        )
+        kept = tmp_path / "hub.db.secrets.json"
+        assert HEADER in kept.read_text()
+        hub.agents.delete(agent.id)
+        assert HEADER not in kept.read_text()

@@ -65,6 +65,7 @@ class Resource(Generic[R]):
             self._delete_children(conn, record)
             conn.execute(sa.delete(self.table).where(self.table.c.id == id))
             self._audit(conn, "delete", record, self._audit_view(record))
+        self._hub._secrets.forget(record.model_dump(mode="json", context=_REVEAL))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} (hub.{self.entity_type}s)>"
