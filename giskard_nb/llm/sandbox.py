@@ -27,7 +27,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from giskard_nb.errors import GiskardValidationError
@@ -85,7 +85,6 @@ class _Budget:
     label: str
     deadline: float = 0.0
     written: int = 0
-    ticks: int = field(default=0)
 
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:
