@@ -47,17 +47,18 @@ def require_generator(what: str, generator: Any = None) -> Any:
 @lru_cache(maxsize=16)
 def _template(name: str) -> Any:
     from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
 
-    env = SandboxedEnvironment(
-        autoescape=False, keep_trailing_newline=True, undefined=StrictUndefined
-    )
+    from giskard_nb.llm.sandbox import sandbox
+
+    env = sandbox(autoescape=False, keep_trailing_newline=True, undefined=StrictUndefined)
     return env.from_string((PROMPTS / name).read_text(encoding="utf-8"))
 
 
 def render(name: str, **context: Any) -> str:
-    """Render the packaged prompt template ``name`` in the Jinja sandbox."""
-    return _template(name).render(**context)
+    """Render the packaged prompt template ``name`` in the package's limited Jinja sandbox."""
+    from giskard_nb.llm.sandbox import render_limited
+
+    return render_limited(_template(name), context, label=f"the generation prompt {name!r}")
 
 
 async def ask(generator: Any, prompt: str, output_type: type[M]) -> tuple[M, Usage]:

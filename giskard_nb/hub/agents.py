@@ -35,7 +35,8 @@ from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
 from giskard_nb.hub.models.agent import Agent, AgentOutput, ChatMessage
 from giskard_nb.hub.models.dataset import coerce_agent_output
-from giskard_nb.hub.secrets import mask_text, mask_url, resolve_env_refs
+from giskard_nb.hub.secrets import mask_text, mask_url, resolve_refs
+from giskard_nb.secrets import quiet_http_logs
 
 __all__ = [
     "ConnectionReport",
@@ -99,9 +100,10 @@ class RemoteAgent:
         agent = self.agent
         secrets = agent.secret_headers()
         headers = {
-            k: resolve_env_refs(v, what=f"header {k!r} of agent {agent.name!r}")
+            k: resolve_refs(v, what=f"header {k!r} of agent {agent.name!r}")
             for k, v in secrets.items()
         }
+        known = [*secrets.values(), *headers.values()]  # masked, with their bare forms, in errors
         payload = {"messages": _messages(messages)}
         where = mask_url(agent.url)
         last: AgentError | None = None
@@ -111,9 +113,10 @@ class RemoteAgent:
                 # ``timeout`` is a deadline for the whole request (connect, send, every read): httpx's
                 # own timeout is per operation, so a server trickling bytes would never trip it.
                 async with asyncio.timeout(agent.timeout):
-                    response = await self._client.post(
-                        agent.url, json=payload, headers=headers, timeout=agent.timeout
-                    )
+                    with quiet_http_logs():  # httpx logs request URLs at INFO
+                        response = await self._client.post(
+                            agent.url, json=payload, headers=headers, timeout=agent.timeout
+                        )
             except (TimeoutError, httpx.TimeoutException):
                 last = AgentError(
                     f"agent {agent.name!r} at {where} did not answer within {agent.timeout} s "
@@ -121,13 +124,16 @@ class RemoteAgent:
                     "entire reply)"
                 )
             except httpx.TransportError as exc:
-                text = mask_text(f"{type(exc).__name__}: {exc}", {**secrets, **headers})
+                text = mask_text(f"{type(exc).__name__}: {exc}", known)
                 last = AgentError(f"cannot reach agent {agent.name!r} at {where}: {text}")
             else:
                 code = response.status_code
                 if code < 400:
-                    return parse_reply(response, agent_name=agent.name)
-                body = mask_text(response.text[:_SNIPPET], {**secrets, **headers})
+                    try:
+                        return parse_reply(response, agent_name=agent.name)
+                    except AgentError as exc:  # its message quotes the reply: mask echoed secrets
+                        raise AgentError(mask_text(str(exc), known)) from None
+                body = mask_text(response.text[:_SNIPPET], known)
                 last = AgentError(f"agent {agent.name!r} at {where} answered HTTP {code}: {body}")
                 if code not in _RETRY_STATUSES:
                     raise last

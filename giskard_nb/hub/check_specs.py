@@ -149,7 +149,9 @@ def build_check(
 
 
 def _instantiate(identifier: str, kind: str, params: dict[str, Any]) -> Check:
-    params = {"name": identifier, **params}
+    from giskard_nb.hub.secrets import resolve_secret_params
+
+    params = {"name": identifier, **resolve_secret_params(params, what=f"check {identifier!r}")}
     cls = Check.registered_class(kind)
     fields = cls.model_fields
     rules = params.get("rules")

@@ -140,7 +140,10 @@ class EvaluationRun:
 
     def _check(self, spec: CheckSpec) -> Check:
         """The check for a spec, built once per run (checks are stateless models)."""
-        key = json.dumps(spec.model_dump(mode="json"), sort_keys=True, default=str)
+        dump = spec.model_dump(
+            mode="json", context={"reveal_secrets": True}
+        )  # keys differ by secret
+        key = json.dumps(dump, sort_keys=True, default=str)
         check = self._checks.get(key)
         if check is None:
             check = self._checks[key] = build_check(spec, self.custom_checks)

@@ -265,14 +265,18 @@ class FailureClassifier:
     async def _ask(
         self, checks: Sequence[CheckOutcome], reply: str | None, messages: Sequence[Any]
     ) -> Classification:
-        from jinja2.sandbox import SandboxedEnvironment
+        from giskard_nb.llm.sandbox import render_limited, sandbox
 
-        env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=True)
-        prompt = env.from_string(_PROMPT.read_text(encoding="utf-8")).render(
-            categories=self.categories,
-            messages=[m if isinstance(m, dict) else m.model_dump() for m in messages],
-            reply=reply or "",
-            failed=[c for c in checks if c.status in ("fail", "error")],
+        env = sandbox(autoescape=False, keep_trailing_newline=True)
+        prompt = render_limited(
+            env.from_string(_PROMPT.read_text(encoding="utf-8")),
+            {
+                "categories": self.categories,
+                "messages": [m if isinstance(m, dict) else m.model_dump() for m in messages],
+                "reply": reply or "",
+                "failed": [c for c in checks if c.status in ("fail", "error")],
+            },
+            label="the failure-category prompt",
         )
         by_id = {c.identifier: c for c in self.categories}
         model = _verdict_model(tuple(by_id))

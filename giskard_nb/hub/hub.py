@@ -23,6 +23,7 @@ from giskard_nb.hub.resources.scans import ScansResource
 from giskard_nb.hub.resources.scenarios import ScenariosResource
 from giskard_nb.hub.resources.scheduled_evaluations import ScheduledEvaluationsResource
 from giskard_nb.hub.resources.tasks import TasksResource
+from giskard_nb.hub.secret_store import SecretStore
 from giskard_nb.hub.secrets import mask_url
 
 __all__ = ["Hub"]
@@ -41,12 +42,16 @@ class Hub:
     ``.comments``), ``checks``, ``evaluations`` (+ ``.results``), ``knowledge_bases``,
     ``scheduled_evaluations``, ``tasks``, ``playground_chats``, ``scans`` (+ ``.probes``,
     ``.attempts``) and ``audit``.
+
+    Secrets (agent headers, URL credentials, keys in check params) are kept in the Hub's secrets file,
+    not in the database (see ``giskard_nb.hub.secret_store``).
     """
 
     def __init__(self, url: str | os.PathLike[str] | None = None, *, actor: str | None = None):
         self.url = resolve_url(url)
         self.actor = actor or os.environ.get("GISKARD_NB_ACTOR") or _os_user()
         self._db = Database(self.url)
+        self._secrets = SecretStore.for_database(self.url, is_memory=self._db.is_memory)
         self.projects = ProjectsResource(self)
         self.agents = AgentsResource(self)
         self.datasets = DatasetsResource(self)
@@ -69,6 +74,7 @@ class Hub:
     def close(self) -> None:
         """Release the database connections (the Hub can be reopened with the same URL)."""
         self._db.close()
+        self._secrets.close()
 
     def __enter__(self) -> Hub:
         return self

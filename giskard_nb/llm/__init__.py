@@ -41,6 +41,7 @@ from giskard_nb.llm.settings import (
 )
 from giskard_nb.llm.templates import (
     TemplateError,
+    TemplateLimitError,
     TemplateReference,
     register_template_folder,
     render_messages,
@@ -65,6 +66,7 @@ __all__ = [
     "OfflineEmbeddingModel",
     "Recorder",
     "TemplateError",
+    "TemplateLimitError",
     "TemplateReference",
     "UsageTracker",
     "cache_info",

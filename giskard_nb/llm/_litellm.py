@@ -1,7 +1,10 @@
 """The only module that imports litellm (lazily: it takes seconds), configured to stay offline and quiet.
 
-Before the first import: ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (use the bundled price table instead of
-downloading it; set the variable to ``False`` yourself to opt back in) and ``LITELLM_LOG=ERROR``. After it:
+Every import of litellm or of one of its submodules goes through ``litellm()`` or ``litellm_utils()`` here
+(a test enforces it), so ``offline_environment()`` always runs first: ``LITELLM_LOCAL_MODEL_COST_MAP=True``
+(litellm reads it at import time: use the bundled price table instead of downloading it from GitHub, which
+costs 3-10 s offline, three warnings and a retry thread; set the variable to ``False`` yourself to opt back
+in) and ``LITELLM_LOG=ERROR`` (both ``setdefault``: a value you set wins). After it:
 ``suppress_debug_info`` (no "Give Feedback / Get Help" lines on stdout), no telemetry, litellm's loggers at
 the ``LITELLM_LOG`` level (so a root handler at INFO does not print them), and pydantic's harmless
 "``ReadOnly`` qualifier" UserWarning about litellm's own types filtered out (that message only).
@@ -24,13 +27,35 @@ from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-__all__ = ["call_guard", "connection_kwargs", "guarded_call", "litellm", "response_cost"]
+__all__ = [
+    "call_guard",
+    "connection_kwargs",
+    "guarded_call",
+    "litellm",
+    "litellm_utils",
+    "offline_environment",
+    "response_cost",
+]
 
 _lock = threading.Lock()
 _count_lock = threading.Lock()
 _module: Any = None
 _in_flight: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 _READONLY_WARNING = r".*using the `ReadOnly` qualifier\. Pydantic will not protect items"
+
+
+def offline_environment() -> None:
+    """Set litellm's offline and quiet defaults (a value already in the environment wins)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+
+
+def litellm_utils() -> Any:
+    """``litellm.utils``, imported after ``litellm()`` configured the package."""
+    litellm()
+    import litellm.utils as utils
+
+    return utils
 
 
 def litellm() -> Any:
@@ -40,8 +65,7 @@ def litellm() -> Any:
         return _module
     with _lock:
         if _module is None:
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            os.environ.setdefault("LITELLM_LOG", "ERROR")
+            offline_environment()
             # litellm's models use typing.ReadOnly, which pydantic warns about (a harmless UserWarning
             # per class, when each is first built): silence exactly that message.
             warnings.filterwarnings("ignore", message=_READONLY_WARNING, category=UserWarning)
@@ -85,6 +109,7 @@ async def _settle() -> None:
 
     try:
         await asyncio.sleep(0)  # let the "enqueue success callback" task run
+        litellm()
         from litellm.litellm_core_utils import logging_worker
         from litellm.responses import streaming_iterator
 
@@ -146,9 +171,12 @@ def guarded_call(
     async def once() -> Any:
         import asyncio
 
+        from giskard_nb.secrets import quiet_http_logs
+
         try:
-            async with call_guard(), asyncio.timeout(timeout):
-                return await getattr(litellm(), method)(**kwargs)
+            with quiet_http_logs():  # httpx logs request URLs at INFO
+                async with call_guard(), asyncio.timeout(timeout):
+                    return await getattr(litellm(), method)(**kwargs)
         except Exception as exc:
             raise translate(exc, model=model, secret=secret) from None
 

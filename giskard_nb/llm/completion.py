@@ -6,45 +6,24 @@
 when it came from the cache or a replay), ``cached``/``source``, ``cost_known`` (False when litellm has no
 price for the model), ``repaired`` (a repair request was needed).
 
-``SECRET_NAME`` decides which parameter or header names are secrets (never dumped, masked in reprs).
+``SECRET_NAME`` decides which parameter or header names are secrets (never dumped, masked in reprs); it and
+``without_secrets`` live in ``giskard_nb.secrets`` (the one masking module) and are re-exported here.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import GiskardValidationError
+from giskard_nb.secrets import SECRET_NAME, without_secrets
 
 __all__ = ["SECRET_NAME", "Completion", "Messages", "normalize_messages", "without_secrets"]
 
 Messages = str | list[dict[str, Any]]
 _ROLES = ("system", "user", "assistant", "tool", "developer")
-#: Parameter or header names treated as secrets (never dumped, masked in repr): api_key, x-api-key,
-#: aws_secret_access_key, azure_ad_token, authorization, vertex_credentials, ... (not max_tokens).
-SECRET_NAME = re.compile(
-    r"(?:^|[-_])(?:api[-_]?key|key|secret|password|passwd|token|auth|authorization|credentials?|cookie)$",
-    re.IGNORECASE,
-)
-
-
-def without_secrets(value: Any, mask: str | None = None) -> Any:
-    """``value`` with every dict entry whose key looks secret removed (or replaced by ``mask``)."""
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if isinstance(k, str) and SECRET_NAME.search(k):
-                if mask is not None:
-                    out[k] = mask
-            else:
-                out[k] = without_secrets(v, mask)
-        return out
-    if isinstance(value, list | tuple):
-        return type(value)(without_secrets(v, mask) for v in value)
-    return value
 
 
 class Completion(BaseModel):

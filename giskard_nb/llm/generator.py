@@ -125,6 +125,16 @@ class Generator(BaseModel):
         if self.api_key is not None:
             yield "api_key", "***"
 
+    def __getstate__(self) -> dict[Any, Any]:
+        """Pickling drops ``api_key`` and secret-named ``params`` (a pickle is a file like any other):
+        an unpickled Generator gets its key again from the provider's environment variable
+        (``OPENAI_API_KEY``...) or from ``with_params(api_key=...)``."""
+        state = super().__getstate__()
+        fields = dict(state["__dict__"])
+        fields["api_key"] = None
+        fields["params"] = without_secrets(fields.get("params") or {})
+        return {**state, "__dict__": fields}
+
     def with_params(self, **params: Any) -> Generator:
         """A copy with some fields or litellm parameters changed."""
         data = {**self.model_dump(exclude={"params"}), "params": dict(self.params)}
@@ -349,12 +359,9 @@ class Generator(BaseModel):
 def _response_format(output_type: type[BaseModel]) -> Any:
     """litellm's strict ``json_schema`` response_format for a model, converted once per class."""
     try:
-        from giskard_nb.llm._litellm import litellm
+        from giskard_nb.llm._litellm import litellm_utils
 
-        litellm()  # configured first: imported bare, litellm would download its price table
-        from litellm.utils import type_to_response_format_param
-
-        return type_to_response_format_param(output_type) or output_type
+        return litellm_utils().type_to_response_format_param(output_type) or output_type
     except Exception:  # let litellm convert it on each call instead
         return output_type
 

@@ -6,8 +6,9 @@
   ``namespace::`` is looked up in ``./prompts`` (relative to the working directory). The built-in
   prompts live in the namespaces ``giskard_nb.checks`` and ``giskard_nb.generators``.
 
-Rendering: ``jinja2.sandbox.ImmutableSandboxedEnvironment`` (no ``__class__``/``__globals__`` tricks, no
-mutation of inputs) with ``StrictUndefined`` (a misspelt variable is an error naming the available ones).
+Rendering: the package's hardened sandbox (``giskard_nb.llm.sandbox``: an
+``ImmutableSandboxedEnvironment``, so no ``__class__``/``__globals__`` tricks and no mutation of inputs, with
+limits on render time, output size, ``range()`` size and value sizes, raising ``TemplateLimitError``) with ``StrictUndefined`` (a misspelt variable is an error naming the available ones).
 Values reach the model verbatim: no HTML escaping. Dicts, lists and pydantic models are written as
 indented JSON, ``None`` as an empty string. ``{% message "system" %}...{% endmessage %}`` blocks (roles
 ``system``, ``user``, ``assistant``) make several chat messages; without blocks the whole text is one user
@@ -27,10 +28,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.llm.sandbox import TemplateError, TemplateLimitError, render_limited, sandbox
 
 __all__ = [
     "TemplateError",
+    "TemplateLimitError",
     "TemplateReference",
     "prompt_text",
     "register_template_folder",
@@ -51,10 +53,6 @@ _random = random.Random(os.urandom(16))  # marker nonces: unpredictable, cheap
 _lock = threading.Lock()
 _env: dict[str, Any] = {}
 _compiled: dict[str, Any] = {}
-
-
-class TemplateError(GiskardValidationError):
-    """A prompt template could not be found, compiled or rendered."""
 
 
 class TemplateReference(BaseModel):
@@ -193,7 +191,7 @@ def _render(prompt: str | TemplateReference, inputs: dict[str, Any], nonce: str)
             raise TemplateError(
                 f"a prompt must be a string or a TemplateReference, got {type(prompt).__name__}"
             )
-        return template.render({**inputs, "_gnb_nonce": nonce})
+        return render_limited(template, {**inputs, "_gnb_nonce": nonce}, label=_label(prompt))
     except SecurityError as exc:
         raise TemplateError(
             f"{_label(prompt)} tried something the sandbox forbids: {exc}"
@@ -228,7 +226,6 @@ def _build_environment() -> Any:
     import jinja2
     from jinja2 import nodes
     from jinja2.ext import Extension
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     class MessageBlocks(Extension):
         tags = {"message"}
@@ -264,7 +261,7 @@ def _build_environment() -> Any:
             mtime = path.stat().st_mtime
             return source, str(path), lambda: path.is_file() and path.stat().st_mtime == mtime
 
-    return ImmutableSandboxedEnvironment(
+    return sandbox(
         loader=NamespaceLoader(),
         undefined=jinja2.StrictUndefined,
         autoescape=False,

@@ -193,3 +193,22 @@ async def test_all_llm_errors_share_the_base(gen, server):
     server.queue(FakeReply.fail(403, "forbidden"))
     with pytest.raises(LLMError):
         await gen.complete("hi")
+
+
+def test_a_pickled_generator_leaves_its_secrets_out():
+    import copy
+    import pickle
+
+    from giskard_nb import Generator
+
+    gen = Generator(
+        "openai/gpt-4o-mini",
+        api_key="sk-pickle-secret-1",
+        extra_headers={"Authorization": "Bearer tok-pickle-2"},
+        top_p=0.5,
+    )
+    data = pickle.dumps(gen)
+    assert b"sk-pickle-secret-1" not in data and b"tok-pickle-2" not in data
+    back = pickle.loads(data)
+    assert back.api_key is None and back.params == {"extra_headers": {}, "top_p": 0.5}
+    assert copy.deepcopy(gen).api_key.get_secret_value() == "sk-pickle-secret-1"  # copies keep it

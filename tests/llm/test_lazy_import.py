@@ -46,3 +46,15 @@ def test_first_call_configures_litellm_offline_and_quiet():
     assert os.environ["LITELLM_LOG"] == "ERROR"
     assert lit.suppress_debug_info is True
     assert logging.getLogger("LiteLLM").level >= logging.ERROR
+
+
+def test_litellm_is_imported_only_through_the_configuring_accessors():
+    """``from litellm.utils import ...`` elsewhere would import litellm before its offline defaults are
+    set (it would then download its price table): every import goes through ``_litellm.litellm()``."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "_litellm.py" and path.parent.name == "llm":
+            continue
+        if re.search(r"^\s*(import litellm|from litellm)", path.read_text(), re.MULTILINE):
+            offenders.append(str(path))
+    assert offenders == []

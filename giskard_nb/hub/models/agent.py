@@ -10,12 +10,13 @@ from pydantic import (
     SerializationInfo,
     field_serializer,
     field_validator,
+    model_validator,
 )
 
 from giskard_nb.core.sanitize import limits_from_env, to_safe_data, valid_unicode
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub.models.base import HubModel, HubRecord
-from giskard_nb.hub.secrets import MASK, mask_url
+from giskard_nb.secrets import MASK, mask_url, split_url_credentials
 
 __all__ = ["ROLES", "Agent", "AgentOutput", "ChatMessage"]
 
@@ -66,8 +67,12 @@ class AgentOutput(HubModel):
 class Agent(HubRecord):
     """A remote agent: an HTTP endpoint the Hub POSTs ``{"messages": [...]}`` to.
 
-    ``headers`` are secrets (masked in every repr, dump, export and audit entry); a value may be an
-    environment reference such as ``"Bearer ${MY_TOKEN}"``, resolved at call time. ``timeout`` is in
+    ``headers`` are secrets (masked in every repr, dump, export and audit entry; kept in the Hub's
+    secrets file, not its database); a value may be an environment reference such as
+    ``"Bearer ${MY_TOKEN}"``, resolved at call time. Credentials in the URL (``https://user:pw@host``)
+    are taken out of it into an ``Authorization: Basic`` header; given together with an
+    ``Authorization`` header they are refused (the two would compete: httpx would silently replace
+    the header with the URL's credentials). ``timeout`` is in
     seconds; ``max_retries`` retries connection errors, timeouts, 408, 429 and 5xx replies.
     """
 
@@ -79,6 +84,27 @@ class Agent(HubRecord):
     supported_languages: list[str] = Field(default_factory=lambda: ["en"])
     timeout: float = Field(default=30.0, gt=0)
     max_retries: int = Field(default=2, ge=0, le=10)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _url_credentials(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("url"), str):
+            return data
+        url, user, password = split_url_credentials(data["url"].strip())
+        if user is None and password is None:
+            return data
+        headers = dict(data.get("headers") or {})
+        if any(str(k).lower() == "authorization" for k in headers):
+            raise GiskardValidationError(
+                f"the agent URL {mask_url(data['url'])!r} carries credentials and an Authorization "
+                "header is configured too: remove the credentials from the URL (keep the header), or "
+                "drop the header"
+            )
+        import base64
+
+        token = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
+        headers["Authorization"] = f"Basic {token}"
+        return {**data, "url": url, "headers": headers}
 
     @field_validator("url")
     @classmethod
@@ -97,8 +123,16 @@ class Agent(HubRecord):
         return dict.fromkeys(headers, MASK)
 
     def secret_headers(self) -> dict[str, str]:
-        """The header values in clear text (as stored; ``${VAR}`` references not yet resolved)."""
-        return {k: v.get_secret_value() for k, v in self.headers.items()}
+        """The header values in clear text, read from the Hub's secrets file (``${VAR}`` environment
+        references not yet resolved)."""
+        from giskard_nb.hub.secret_store import resolve_secret_refs
+
+        return {
+            k: resolve_secret_refs(
+                v.get_secret_value(), what=f"header {k!r} of agent {self.name!r}"
+            )
+            for k, v in self.headers.items()
+        }
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {mask_url(self.url)} id={self.id}>"

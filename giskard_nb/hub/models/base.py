@@ -6,7 +6,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializationInfo, ValidationError
 
 from giskard_nb.errors import GiskardValidationError
 
@@ -17,6 +17,7 @@ __all__ = [
     "build",
     "new_id",
     "require_same_project",
+    "reveal_or_mask",
     "utcnow",
 ]
 
@@ -70,6 +71,16 @@ class HubRecord(HubModel):
                 "(for example hub.evaluations.retrieve(id)) to use this method"
             )
         return self._hub
+
+
+def reveal_or_mask(value: Any, info: SerializationInfo) -> Any:
+    """For a field serializer: ``value`` as is when dumped for storage (``context={"reveal_secrets":
+    True}``), else with its secret-named entries masked (reprs, exports, DataFrames, audit)."""
+    from giskard_nb.secrets import mask_values
+
+    if isinstance(info.context, dict) and info.context.get("reveal_secrets"):
+        return value
+    return mask_values(value)
 
 
 def build(model: type[BaseModel], data: dict[str, Any], what: str | None = None) -> Any:

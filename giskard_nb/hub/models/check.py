@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializationInfo, field_serializer, field_validator
 
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.hub.models.base import HubRecord
+from giskard_nb.hub.models.base import HubRecord, reveal_or_mask
 
 __all__ = ["HubCheck"]
 
@@ -35,6 +35,10 @@ class HubCheck(HubRecord):
                 f"got {value!r}"
             )
         return value
+
+    @field_serializer("params")
+    def _mask_params(self, params: dict[str, Any], info: SerializationInfo) -> dict[str, Any]:
+        return reveal_or_mask(params, info)
 
     @property
     def spec(self) -> dict[str, Any]:

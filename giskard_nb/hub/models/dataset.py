@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SerializationInfo, field_serializer, field_validator, model_validator
 
 from giskard_nb.core.sanitize import valid_unicode_data
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
-from giskard_nb.hub.models.base import HubModel, HubRecord
+from giskard_nb.hub.models.base import HubModel, HubRecord, reveal_or_mask
 
 __all__ = ["CheckSpec", "Comment", "Dataset", "HubTestCase"]
 
@@ -50,6 +50,10 @@ class CheckSpec(HubModel):
                 "it is (use hub.checks.create(..., params={'type': ...}) for a reusable custom check)"
             )
         return params
+
+    @field_serializer("params")
+    def _mask_params(self, params: dict[str, Any], info: SerializationInfo) -> dict[str, Any]:
+        return reveal_or_mask(params, info)
 
 
 _TEXT_FIELDS = frozenset({"name", "messages", "demo_output", "checks", "tags", "metadata"})

@@ -21,6 +21,7 @@ class AgentsResource(Resource[Agent]):
     model = Agent
     table = schema.agents
     columns = ("project_id", "name")
+    secret_fields = ("headers",)
 
     def create(
         self,
@@ -35,7 +36,9 @@ class AgentsResource(Resource[Agent]):
         max_retries: int = 2,
     ) -> Agent:
         """Register an agent the Hub will POST ``{"messages": [...]}`` to. ``headers`` values are secrets
-        and may reference environment variables (``"Bearer ${MY_TOKEN}"``)."""
+        (kept in the Hub's secrets file) and may reference environment variables (``"Bearer ${MY_TOKEN}"``).
+        Credentials in the URL (``https://user:pw@host``) become an ``Authorization: Basic`` header (an
+        error if an Authorization header is given too)."""
         self._hub.projects.retrieve(project_id)
         agent = build(
             Agent,

@@ -40,6 +40,9 @@ class Resource(Generic[R]):
     json_columns: ClassVar[tuple[str, ...]] = ()
     #: Fields shown in a create/delete audit entry (``None``: all of them).
     audit_fields: ClassVar[tuple[str, ...] | None] = None
+    #: Fields whose every value is a secret (besides secret-named keys anywhere): moved to the
+    #: secrets file when written, a ``${secret:<id>}`` reference stored instead.
+    secret_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, hub: Hub):
         self._hub = hub
@@ -62,6 +65,7 @@ class Resource(Generic[R]):
             self._delete_children(conn, record)
             conn.execute(sa.delete(self.table).where(self.table.c.id == id))
             self._audit(conn, "delete", record, self._audit_view(record))
+        self._hub._secrets.forget(record.model_dump(mode="json", context=_REVEAL))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} (hub.{self.entity_type}s)>"
@@ -97,6 +101,7 @@ class Resource(Generic[R]):
         if conn is None:
             with self._db.write() as own:
                 return self._create(record, conn=own)
+        record = self._sealed(record)
         conn.execute(self.table.insert(), self._row(record))
         self._audit(conn, "create", record, self._audit_view(record))
         return record._bind(self._hub)
@@ -110,6 +115,7 @@ class Resource(Generic[R]):
         before = current.model_dump(mode="json", context=_REVEAL)
         data = {**current.model_dump(context=_REVEAL), **changes, "updated_at": utcnow()}
         updated = build(self.model, data, self.entity_type.replace("_", " "))
+        updated = self._sealed(updated, previous=current)
         after = updated.model_dump(mode="json", context=_REVEAL)
         diff = diff_fields(before, after, updated.model_dump(mode="json"))
         if not diff:
@@ -153,9 +159,26 @@ class Resource(Generic[R]):
 
     # -- rows <-> models -----------------------------------------------------------------------------
 
+    def _sealed(self, record: R, *, previous: R | None = None) -> R:
+        """The record with its secrets moved to the secrets file (references in their place)."""
+        dump = record.model_dump(mode="json", context=_REVEAL)
+        sealed = self._seal(
+            dump, previous.model_dump(mode="json", context=_REVEAL) if previous else None
+        )
+        if sealed == dump:
+            return record
+        return build(self.model, sealed, self.entity_type.replace("_", " "))
+
+    def _seal(self, dump: dict[str, Any], previous: dict[str, Any] | None = None) -> dict[str, Any]:
+        store = self._hub._secrets
+        prev = previous or {}
+        return {
+            k: store.seal(v, prev.get(k), secret=k in self.secret_fields) for k, v in dump.items()
+        }
+
     def _dump(self, record: R) -> dict[str, Any]:
-        """The record as JSON-ready data, secrets revealed (what is stored)."""
-        return record.model_dump(mode="json", context=_REVEAL)
+        """The record as JSON-ready data, as stored: secrets are references to the secrets file."""
+        return self._seal(record.model_dump(mode="json", context=_REVEAL))
 
     def _row(self, record: R) -> dict[str, Any]:
         dump = self._dump(record)

@@ -1,0 +1,191 @@
+"""The one place that decides what a secret is and how it is masked (used by the LLM layer and the Hub).
+
+- **By name**: a value whose key is ``api_key``, ``x-api-key``, ``*secret*``, ``*password*``, ``*token``
+  (``access_token``, ``x-auth-token``; not ``max_tokens``), ``authorization``, ``credentials``, ``cookie``
+  (``is_secret_name``). ``mask_values`` masks them at any depth; ``without_secrets`` drops them.
+- **URL userinfo**: ``https://user:pw@host`` shows as ``https://user:***@host`` (``mask_url``);
+  ``split_url_credentials`` takes the credentials out of a URL.
+- **Known values in text** (an error echoed back by a server, a log line): ``mask_text`` replaces every
+  configured secret *and its bare forms* — ``"Bearer abc"`` also masks ``abc``; ``"Basic <b64>"`` also masks
+  the decoded ``user:password`` and the password.
+- **Logs**: ``quiet_http_logs()`` holds the ``httpx``/``httpcore`` loggers at WARNING while giskard-nb makes
+  HTTP calls (httpx logs every request URL at INFO).
+
+An environment reference (``"${MY_TOKEN}"``, ``"Bearer ${MY_TOKEN}"``) is not a secret: it is shown as written.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import logging
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+__all__ = [
+    "MASK",
+    "SECRET_NAME",
+    "is_secret_name",
+    "mask_text",
+    "mask_url",
+    "mask_values",
+    "quiet_http_logs",
+    "secret_forms",
+    "split_url_credentials",
+    "without_secrets",
+]
+
+#: What a secret looks like wherever it is shown.
+MASK = "***"
+
+#: Parameter, header or field names whose values are secrets.
+SECRET_NAME = re.compile(
+    r"secret|passw(?:or)?d|api[-_]?key|(?:access|private|client)[-_]?key|authori[sz]ation|credential"
+    r"|cookie|(?:^|[-_])(?:token|auth|pwd)$",
+    re.IGNORECASE,
+)
+_ENV_REF = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$\{secret:[0-9a-f]{32}\}")
+_SCHEMES = ("bearer", "basic", "token", "apikey", "api-key")
+_MIN_LENGTH = 4
+
+
+def is_secret_name(name: Any) -> bool:
+    """Whether a key names a secret (``api_key``, ``Authorization``, ``client_secret``...)."""
+    return isinstance(name, str) and bool(SECRET_NAME.search(name))
+
+
+def is_reference(value: Any) -> bool:
+    """A value that only refers to a secret (``"${VAR}"``, ``"Bearer ${VAR}"``): safe to show."""
+    if not isinstance(value, str) or not _ENV_REF.search(value):
+        return False
+    rest = _ENV_REF.sub("", value).strip().lower()
+    return rest in ("", *_SCHEMES)
+
+
+def mask_values(value: Any, *, mask: str = MASK) -> Any:
+    """``value`` with every secret-named entry (at any depth) replaced by ``mask`` and URL credentials
+    masked (references such as ``"${MY_TOKEN}"`` are kept)."""
+    if isinstance(value, dict):
+        return {
+            k: (_masked_leaf(v, mask) if is_secret_name(k) else mask_values(v, mask=mask))
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return type(value)(mask_values(v, mask=mask) for v in value)
+    if isinstance(value, str) and "@" in value and "://" in value:
+        return mask_url(value)
+    return value
+
+
+def _masked_leaf(value: Any, mask: str) -> Any:
+    if value is None or value == "" or is_reference(value):
+        return value
+    if isinstance(value, dict):
+        return dict.fromkeys(value, mask)
+    return mask
+
+
+def without_secrets(value: Any, mask: str | None = None) -> Any:
+    """``value`` with every dict entry whose key looks secret removed (or replaced by ``mask``)."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if is_secret_name(k):
+                if mask is not None:
+                    out[k] = mask
+            else:
+                out[k] = without_secrets(v, mask)
+        return out
+    if isinstance(value, list | tuple):
+        return type(value)(without_secrets(v, mask) for v in value)
+    return value
+
+
+def mask_url(url: str) -> str:
+    """A URL with its password (``user:password@host``) and query string values masked."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return MASK
+    if "@" not in parts.netloc and not parts.query:
+        return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        user = userinfo.split(":", 1)[0]
+        netloc = f"{user}:{MASK}@{host}" if ":" in userinfo else f"{user}@{host}"
+    query = "&".join(
+        f"{pair.split('=', 1)[0]}={MASK}" if "=" in pair else pair
+        for pair in parts.query.split("&")
+        if pair
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def split_url_credentials(url: str) -> tuple[str, str | None, str | None]:
+    """``(url without userinfo, user, password)``; user and password are None without userinfo."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None, None
+    userinfo, host = parts.netloc.rsplit("@", 1)
+    user, _, password = userinfo.partition(":")
+    clean = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return clean, unquote(user), unquote(password) if password else None
+
+
+def secret_forms(value: str) -> set[str]:
+    """A secret and the forms it may be echoed in: without its auth scheme (``Bearer abc`` -> ``abc``),
+    and for Basic credentials the decoded ``user:password`` and the password (forms under 4 characters
+    are left out: masking them would garble ordinary text)."""
+    forms = {value}
+    scheme, _, rest = value.strip().partition(" ")
+    if rest and scheme.lower() in _SCHEMES:
+        forms.add(rest.strip())
+        if scheme.lower() == "basic":
+            with contextlib.suppress(binascii.Error, UnicodeDecodeError, ValueError):
+                decoded = base64.b64decode(rest.strip(), validate=True).decode()
+                forms.add(decoded)
+                forms.add(decoded.partition(":")[2])
+    return {f for f in forms if f and len(f) >= _MIN_LENGTH and not is_reference(f)}
+
+
+def mask_text(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret, and every bare form of it (``secret_forms``), replaced by ``MASK``."""
+    forms: set[str] = set()
+    for value in secrets:
+        if isinstance(value, str):
+            forms |= secret_forms(value)
+    for form in sorted(forms, key=len, reverse=True):  # longest first: "Bearer x" before "x"
+        text = text.replace(form, MASK)
+    return text
+
+
+_quiet_lock = threading.Lock()
+_quiet = {"depth": 0, "levels": {}}
+_HTTP_LOGGERS = ("httpx", "httpcore")
+
+
+@contextlib.contextmanager
+def quiet_http_logs() -> Iterator[None]:
+    """Hold the httpx/httpcore loggers at WARNING or above inside the block (nested and concurrent
+    blocks share one setting; the previous levels come back when the last one ends)."""
+    with _quiet_lock:
+        if _quiet["depth"] == 0:
+            for name in _HTTP_LOGGERS:
+                logger = logging.getLogger(name)
+                _quiet["levels"][name] = logger.level
+                if logger.getEffectiveLevel() < logging.WARNING:
+                    logger.setLevel(logging.WARNING)
+        _quiet["depth"] += 1
+    try:
+        yield
+    finally:
+        with _quiet_lock:
+            _quiet["depth"] -= 1
+            if _quiet["depth"] == 0:
+                for name, level in _quiet["levels"].items():
+                    logging.getLogger(name).setLevel(level)
