@@ -22,6 +22,7 @@ from giskard_nb.hub.models.base import build, require_same_project, utcnow
 from giskard_nb.hub.models.dataset import HubTestCase
 from giskard_nb.hub.models.evaluation import Evaluation
 from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.resources.owned import OwnedRuns
 from giskard_nb.hub.resources.results import ResultsResource
 from giskard_nb.hub.summary import EvaluationSummary, summarize
 
@@ -31,7 +32,7 @@ Classifier = Literal["auto", "rules", "llm"]
 DEFAULT_MAX_CONCURRENCY = 8
 
 
-class EvaluationsResource(Resource[Evaluation]):
+class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
     """Evaluations of a project and their results (``hub.evaluations.results``)."""
 
     entity_type = "evaluation"
@@ -301,21 +302,6 @@ class EvaluationsResource(Resource[Evaluation]):
             claim(conn, self.table, evaluation_id, what=f"evaluation {current.name!r}")
             changes = {"status": "running", "error": None, "finished_at": None}
             return self._update(evaluation_id, changes, conn=conn)
-
-    def _beat(self, evaluation_id: str) -> None:
-        from giskard_nb.hub.ownership import heartbeat
-
-        with self._db.write() as conn:
-            heartbeat(conn, self.table, evaluation_id)
-
-    def _from_row(self, row: Any) -> Evaluation:
-        # a run whose process died (hub.ownership) reads as interrupted: resumable
-        from giskard_nb.hub.ownership import alive
-
-        evaluation = super()._from_row(row)
-        if evaluation.status == "running" and not alive(row):
-            evaluation = evaluation.model_copy(update={"status": "interrupted"})._bind(self._hub)
-        return evaluation
 
     def _refresh_counts(self, conn: sa.Connection, evaluation_id: str) -> None:
         self._update(evaluation_id, self._tallies(conn, evaluation_id), conn=conn)

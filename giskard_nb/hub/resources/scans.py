@@ -26,6 +26,7 @@ from giskard_nb.hub.models.base import require_same_project, utcnow
 from giskard_nb.hub.models.dataset import Dataset
 from giskard_nb.hub.models.scan import AvailableProbe, Scan
 from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.resources.owned import OwnedRuns
 from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource, TallyRow
 from giskard_nb.scan.catalogue import Category, default_catalogue
 from giskard_nb.scan.coverage import compute_coverage, honest_grade, legacy_unjudged
@@ -35,7 +36,7 @@ from giskard_nb.scan.regression import Vulnerability  # noqa: F401 - registers t
 __all__ = ["ScansResource"]
 
 
-class ScansResource(Resource[Scan]):
+class ScansResource(OwnedRuns, Resource[Scan]):
     """Run, read, list and delete scans; the catalogue; regression datasets from findings."""
 
     entity_type = "scan"
@@ -277,21 +278,6 @@ class ScansResource(Resource[Scan]):
 
         with self._db.write() as conn:
             claim(conn, self.table, scan_id, what=f"scan {self._get(conn, scan_id).name!r}")
-
-    def _beat(self, scan_id: str) -> None:
-        from giskard_nb.hub.ownership import heartbeat
-
-        with self._db.write() as conn:
-            heartbeat(conn, self.table, scan_id)
-
-    def _from_row(self, row: Any) -> Scan:
-        # a scan whose process died (hub.ownership) reads as interrupted: resumable
-        from giskard_nb.hub.ownership import alive
-
-        scan = super()._from_row(row)
-        if scan.status == "running" and not alive(row):
-            scan = scan.model_copy(update={"status": "interrupted"})._bind(self._hub)
-        return scan
 
     def _set(self, scan_id: str, **changes: Any) -> Scan:
         """Audited update of the scan (status, timing...) with fresh tallies."""

@@ -1,0 +1,32 @@
+"""Resources whose records are runs (evaluations, scans): heartbeat and dead-owner detection.
+
+A ``running`` record whose owning process died (``hub.ownership``) reads as ``interrupted``: resumable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["OwnedRuns"]
+
+
+class OwnedRuns:
+    """Mixin for a ``Resource`` whose table carries the owner columns of ``hub.ownership``."""
+
+    table: Any
+    _db: Any
+    _hub: Any
+
+    def _beat(self, record_id: str) -> None:
+        from giskard_nb.hub.ownership import heartbeat
+
+        with self._db.write() as conn:
+            heartbeat(conn, self.table, record_id)
+
+    def _from_row(self, row: Any) -> Any:
+        from giskard_nb.hub.ownership import alive
+
+        record = super()._from_row(row)  # type: ignore[misc]
+        if record.status == "running" and not alive(row):
+            record = record.model_copy(update={"status": "interrupted"})._bind(self._hub)
+        return record
