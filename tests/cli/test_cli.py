@@ -166,3 +166,39 @@ def test_scheduler_once(work: Path) -> None:
     result = cli("scheduler", "--once", "--db", str(work / "hub.db"), cwd=work)
     assert result.returncode == 0 and "nothing due" in result.stdout
     assert cli("scheduler", "--interval", "0", "--once", cwd=work).returncode == 2
+
+
+@pytest.fixture
+def http_agent():
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            question = body["messages"][-1]["content"]
+            reply = json.dumps({"response": {"role": "assistant", "content": f"Hello: {question}"}})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(reply.encode())
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/chat"
+    server.shutdown()
+    server.server_close()
+
+
+def test_eval_an_http_agent_registers_it_once(work: Path, http_agent: str) -> None:
+    db = str(work / "hub.db")
+    args = ("eval", "--dataset", "cases.jsonl", "--agent", http_agent, "--hub", db, "--no-progress")
+    first = cli(*args, cwd=work)
+    assert first.returncode == 1, first.stdout + first.stderr  # "Monday" is missing from one reply
+    assert "1 pass, 1 fail, 0 error" in first.stdout
+    assert cli(*args, cwd=work).returncode == 1
+    agents = cli("hub", "list", "agents", "--hub", db, cwd=work).stdout
+    assert agents.count("\n") == 1 and http_agent in agents  # registered once, then reused
