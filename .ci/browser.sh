@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the real-browser test (tests/browser/) needs: Debian's Chromium and, into .venv,
-# JupyterLab and Playwright's Python driver. Playwright's own browser download is never used
+# JupyterLab and Playwright's Python driver (the `ci` extra). Playwright's own browser download is never used
 # (no `playwright install`): the test launches /usr/bin/chromium through `executable_path`.
 # Idempotent; safe to call on every CI run. Run from anywhere, as root (CI) or with sudo rights.
 set -euo pipefail
@@ -16,7 +16,8 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 if ! "$PY" -c 'import jupyterlab, playwright' 2>/dev/null; then
-    "$PY" -m pip install --quiet 'jupyterlab>=4.2,<5' 'playwright>=1.45,<2'
+    # the `ci` extra of pyproject.toml pins them (with the other CI-only tools)
+    "$PY" -m pip install --quiet -e '.[ci]'
 fi
 
 /usr/bin/chromium --version

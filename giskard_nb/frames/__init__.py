@@ -13,11 +13,19 @@ from typing import TYPE_CHECKING, Any
 
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.frames._common import STATUSES, json_cell
+from giskard_nb.frames.export import FRAME_FORMATS, require_parquet, write_frame
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STATUSES", "records_frame", "to_dataframe"]
+__all__ = [
+    "FRAME_FORMATS",
+    "STATUSES",
+    "records_frame",
+    "require_parquet",
+    "to_dataframe",
+    "write_frame",
+]
 
 
 def to_dataframe(obj: Any, *, level: str | None = None) -> pd.DataFrame:

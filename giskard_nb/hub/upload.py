@@ -1,4 +1,5 @@
-"""Reading test cases from data: a list of dicts, or a ``.json`` / ``.jsonl`` file.
+"""Turning uploaded items into test cases: a list of dicts, or a ``.jsonl`` / ``.json`` / ``.csv`` file
+(read by ``giskard_nb.hub.upload_files``).
 
 Accepted item shapes (one JSON object per item or line):
 
@@ -8,7 +9,11 @@ Accepted item shapes (one JSON object per item or line):
   (→ groundedness) are translated;
 - a plain chat log: ``{"messages": [...]}`` (a final assistant message becomes the ``demo_output``);
 - a prompt-flow style chat: ``{"chat_history": [{"inputs": {"question": ...}, "outputs": {"answer": ...}}]}``;
-- a QA row: ``{"question": ..., "answer": ...}`` (the answer becomes the ``demo_output``).
+- a QA row: ``{"question": ..., "answer": ...}`` (the answer becomes the ``demo_output``), or
+  ``{"input": ..., "expected_output": ...}`` (the expected output becomes a correctness check); a CSV
+  file with these columns gives the same rows (other columns go to the metadata, a ``tags`` cell is
+  split on commas, a ``messages``/``checks``/``metadata`` cell may hold JSON);
+- ``"messages"`` may be a single string: one user message.
 
 Any other top-level key (``source``, ``context``, ``ground_truth``...) is kept in the test case's metadata.
 Every item is checked before anything is stored; errors name the line (JSONL) or item (JSON, list) and
@@ -17,18 +22,15 @@ the field.
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Iterable
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from giskard_nb.errors import GiskardValidationError
 
-__all__ = ["MAX_REPORTED_ERRORS", "ItemError", "read_items", "to_hub_item"]
+__all__ = ["MAX_REPORTED_ERRORS", "ItemError", "raise_item_errors", "to_hub_item"]
 
 MAX_REPORTED_ERRORS = 20
 _HUB_KEYS = ("messages", "demo_output", "checks", "tags", "metadata", "status", "name")
+_QUESTION_KEYS = ("question", "query", "input")
 _USER_KEYS = ("question", "query", "input", "chat_input", "user", "text", "message")
 _ASSISTANT_KEYS = ("answer", "response", "output", "chat_output", "assistant", "text")
 
@@ -42,76 +44,19 @@ class ItemError(Exception):
         super().__init__(f"{where}: {message}")
 
 
-def raise_item_errors(errors: list[ItemError], source: str) -> None:
+def raise_item_errors(errors: list[ItemError], source: str, total: int | None = None) -> None:
+    """Reject the upload: the first ``MAX_REPORTED_ERRORS`` errors, and how many there were
+    (``total``, when more were counted than kept)."""
     if not errors:
         return
+    total = max(total or 0, len(errors))
     shown = "\n".join(f"  - {e}" for e in errors[:MAX_REPORTED_ERRORS])
-    more = len(errors) - MAX_REPORTED_ERRORS
+    more = total - min(len(errors), MAX_REPORTED_ERRORS)
     tail = f"\n  ... and {more} more" if more > 0 else ""
     raise GiskardValidationError(
-        f"{source} was rejected, nothing was imported ({len(errors)} bad item"
-        f"{'s' if len(errors) > 1 else ''}):\n{shown}{tail}"
+        f"{source} was rejected, nothing was imported ({total} bad item"
+        f"{'s' if total > 1 else ''}):\n{shown}{tail}"
     )
-
-
-def read_items(data: Any) -> tuple[list[tuple[str, Any]], str]:
-    """``[(location, raw item)]`` and a description of the source. Raises on unreadable input."""
-    if isinstance(data, str | os.PathLike):
-        path = Path(data).expanduser()
-        if not path.is_file():
-            raise GiskardValidationError(
-                f"no file at {str(path)!r}: give the path of a .json or .jsonl file, or a list of dicts"
-            )
-        with path.open(encoding="utf-8") as handle:
-            return _parse_text(handle.read(), path.suffix.lower(), path.name), f"file {path.name!r}"
-    if hasattr(data, "read"):
-        text = data.read()
-        if isinstance(text, bytes):
-            text = text.decode("utf-8")
-        name = Path(getattr(data, "name", "") or "data.jsonl")
-        return _parse_text(text, name.suffix.lower(), name.name), f"file {name.name!r}"
-    if isinstance(data, dict):
-        data = [data]
-    if isinstance(data, Iterable):
-        return [(f"item {i}", item) for i, item in enumerate(data, 1)], "the data"
-    raise GiskardValidationError(
-        f"upload data must be a list of dicts or the path of a .json/.jsonl file, got {type(data).__name__}"
-    )
-
-
-def _parse_text(text: str, suffix: str, name: str) -> list[tuple[str, Any]]:
-    if suffix == ".json" or (suffix != ".jsonl" and text.lstrip().startswith("[")):
-        try:
-            payload = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise GiskardValidationError(
-                f"{name} was rejected, nothing was imported: line {exc.lineno}: not valid JSON "
-                f"({exc.msg}, column {exc.colno})"
-            ) from None
-        if isinstance(payload, dict):
-            for key in ("test_cases", "items", "data"):
-                if isinstance(payload.get(key), list):
-                    payload = payload[key]
-                    break
-            else:
-                payload = [payload]
-        if not isinstance(payload, list):
-            raise GiskardValidationError(
-                f"{name} was rejected: a .json file holds a list of test cases (or one object)"
-            )
-        return [(f"item {i}", item) for i, item in enumerate(payload, 1)]
-    items, errors = [], []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            items.append((f"line {number}", json.loads(line)))
-        except json.JSONDecodeError as exc:
-            errors.append(
-                ItemError(f"line {number}", None, f"not valid JSON ({exc.msg}, column {exc.colno})")
-            )
-    raise_item_errors(errors, name)
-    return items
 
 
 def to_hub_item(raw: Any, location: str) -> dict[str, Any]:
@@ -129,8 +74,8 @@ def to_hub_item(raw: Any, location: str) -> dict[str, Any]:
     if "messages" not in item:
         if "chat_history" in extra:
             item["messages"] = _from_chat_history(extra.pop("chat_history"), location)
-        elif any(k in extra for k in ("question", "query")):
-            key = "question" if "question" in extra else "query"
+        elif any(k in extra for k in _QUESTION_KEYS):
+            key = next(k for k in _QUESTION_KEYS if k in extra)
             item["messages"] = [{"role": "user", "content": _text(extra.pop(key), location, key)}]
             if "answer" in extra and "demo_output" not in item:
                 item["demo_output"] = _text(extra.pop("answer"), location, "answer")
@@ -138,8 +83,8 @@ def to_hub_item(raw: Any, location: str) -> dict[str, Any]:
             raise ItemError(
                 location,
                 "messages",
-                "missing: give a 'messages' list of {role, content} objects (or 'chat_history', "
-                "or 'question')",
+                "missing: give a 'messages' list of {role, content} objects (or one string), "
+                f"'chat_history', or one of the columns {', '.join(map(repr, _QUESTION_KEYS))}",
             )
     legacy = {
         "expected_output": ("correctness", "reference"),
@@ -188,11 +133,3 @@ def _from_chat_history(history: Any, location: str) -> list[dict[str, str]]:
         if answer is not None:
             messages.append({"role": "assistant", "content": answer})
     return messages
-
-
-def dump_jsonl(items: Iterable[dict[str, Any]], handle: IO[str]) -> int:
-    count = 0
-    for item in items:
-        handle.write(json.dumps(item, ensure_ascii=False) + "\n")
-        count += 1
-    return count

@@ -69,7 +69,7 @@ def test_the_quickstart_exists_where_the_binder_link_points():
 def test_repo2docker_accepts_the_configuration(tmp_path: Path):
     exe = shutil.which("repo2docker") or str(Path(sys.executable).parent / "repo2docker")
     if not Path(exe).exists():
-        pytest.skip("jupyter-repo2docker is not installed (pip install -e '.[dev]')")
+        pytest.skip("jupyter-repo2docker is not installed (a CI tool: pip install -e '.[ci]')")
     # only what repo2docker reads, so the check does not depend on the state of the work tree
     for name in ("binder", "notebooks"):
         shutil.copytree(REPO / name, tmp_path / name)

@@ -37,8 +37,6 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 
-pytestmark = pytest.mark.timeout(300)
-
 
 def _requirements() -> str | None:
     if not CHROMIUM.exists():
@@ -47,10 +45,16 @@ def _requirements() -> str | None:
         try:
             __import__(module)
         except ImportError:
-            return (
-                f"{module} is not installed (run .ci/browser.sh: pip install jupyterlab playwright)"
-            )
+            return f"{module} is not installed (run .ci/browser.sh: pip install -e '.[ci]')"
     return None
+
+
+# Checked at collection, before any fixture starts JupyterLab: a fresh clone without the browser
+# tools skips with the reason instead of erroring in the fixture.
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(_requirements() is not None, reason=_requirements() or ""),
+]
 
 
 def _free_port() -> int:
@@ -122,9 +126,6 @@ def jupyterlab(tmp_path: Path):
 
 
 def test_quickstart_runs_renders_and_executes_no_agent_html(jupyterlab):
-    reason = _requirements()
-    if reason:
-        pytest.skip(reason)
     from playwright.sync_api import sync_playwright
 
     # screenshots go to the test's temp folder, or to $GISKARD_NB_BROWSER_ARTIFACTS when set

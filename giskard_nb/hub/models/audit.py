@@ -16,13 +16,14 @@ class AuditEntry(HubModel):
     """One recorded change: who (``actor``) did what (``action``) to which record, and which fields.
 
     ``changes`` maps a field to its new value (create), ``{"before", "after"}`` (update) or its last
-    value (delete). Secrets are masked.
+    value (delete); an ``upload`` (test cases imported into a dataset, one entry per upload) holds
+    ``source``, ``test_cases`` (how many) and ``positions`` (first and last). Secrets are masked.
     """
 
     id: str = Field(default_factory=new_id)
     created_at: datetime = Field(default_factory=utcnow)
     actor: str
-    action: Literal["create", "update", "delete"]
+    action: Literal["create", "update", "delete", "upload"]
     entity_type: str
     entity_id: str
     project_id: str | None = None

@@ -95,29 +95,43 @@ class HubTestCase(HubRecord):
     def _trailing_reply(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        if isinstance(data.get("messages"), str):  # one string: the user's message
+            data = {**data, "messages": [{"role": "user", "content": data["messages"]}]}
         # user text (uploads, create): a lone surrogate would make the stored JSON unreadable
         data = {**data, **valid_unicode_data({k: data[k] for k in _TEXT_FIELDS if k in data})}
         if not isinstance(data.get("messages"), list):
             return data
         messages = list(data["messages"])
-        last = messages[-1] if messages else None
-        role = last.get("role") if isinstance(last, dict) else getattr(last, "role", None)
-        if role == "assistant":
+        roles = [_role(m) for m in messages]
+        if roles and roles[-1] == "assistant":
             if data.get("demo_output") is not None:
                 raise GiskardValidationError(
                     "the conversation ends with an assistant message and a demo_output is also "
                     "given: end the messages with the user's turn, or drop demo_output"
                 )
-            data = {**data, "messages": messages[:-1], "demo_output": last}
+            if "user" not in roles:
+                raise GiskardValidationError(
+                    f"the conversation has no user message, only {_roles_text(roles)}: a test case "
+                    "is the user's turn the agent must answer — add a {'role': 'user', 'content': "
+                    "...} message (a final assistant message is kept as the demo_output)"
+                )
+            data = {**data, "messages": messages[:-1], "demo_output": messages[-1]}
         return data
 
     @field_validator("messages")
     @classmethod
     def _has_user_turn(cls, messages: list[ChatMessage]) -> list[ChatMessage]:
         if not messages:
-            raise GiskardValidationError("a test case needs at least one message")
+            raise GiskardValidationError(
+                "a test case needs at least one message: give messages='your question' or a list "
+                "of {'role': 'user', 'content': ...} messages"
+            )
         if not any(m.role == "user" for m in messages):
-            raise GiskardValidationError("a test case needs at least one user message")
+            roles = _roles_text([m.role for m in messages])
+            raise GiskardValidationError(
+                f"a test case needs at least one user message, got only {roles}: add a "
+                "{'role': 'user', 'content': ...} message"
+            )
         return messages
 
     @property
@@ -138,6 +152,17 @@ class Comment(HubRecord):
     project_id: str
     content: str = Field(min_length=1)
     author: str = ""
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else getattr(message, "role", None)
+
+
+def _roles_text(roles: list[Any]) -> str:
+    counts: dict[str, int] = {}
+    for role in roles:
+        counts[str(role)] = counts.get(str(role), 0) + 1
+    return ", ".join(f"{n} {r} message{'s' if n > 1 else ''}" for r, n in counts.items())
 
 
 def coerce_agent_output(value: Any) -> AgentOutput:

@@ -16,7 +16,8 @@ from giskard_nb.hub.check_specs import build_check
 from giskard_nb.hub.models.base import build, format_validation_error
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
 from giskard_nb.hub.resources.base import Resource
-from giskard_nb.hub.upload import ItemError, dump_jsonl, raise_item_errors, read_items, to_hub_item
+from giskard_nb.hub.upload import MAX_REPORTED_ERRORS, ItemError, raise_item_errors, to_hub_item
+from giskard_nb.hub.upload_files import FileError, dump_jsonl, iter_items
 
 __all__ = ["DatasetsResource"]
 
@@ -73,11 +74,13 @@ class DatasetsResource(Resource[Dataset]):
         name: str | None = None,
         description: str = "",
     ) -> Dataset:
-        """Import test cases from a list of dicts, a ``.json``/``.jsonl`` path or an open file.
+        """Import test cases from a list of dicts, a ``.jsonl``/``.json``/``.csv`` path or an open file.
 
-        Into ``dataset_id`` (appended), or a new dataset ``name`` of ``project_id``. The whole input is
-        validated first (formats in ``giskard_nb.hub.upload``): one bad item rejects it all, with every
-        error's line or item and field, and nothing is stored. The import is one transaction.
+        Into ``dataset_id`` (appended), or a new dataset ``name`` of ``project_id``. Formats are in
+        ``giskard_nb.hub.upload`` (UTF-8, a byte-order mark is fine). The import is one transaction:
+        one bad item rejects it all, with every error's line or item and field, and nothing is
+        stored. A JSONL file is streamed (read, checked and stored in batches), so memory does not
+        grow with its size; the audit log gets one ``upload`` entry with the count.
         """
         if data is None:
             raise GiskardValidationError("upload() needs data=: a list of dicts or a file path")
@@ -96,24 +99,19 @@ class DatasetsResource(Resource[Dataset]):
                 {"project_id": project_id, "name": name, "description": description},
                 "dataset",
             )
-        items, source = read_items(data)
+        items, source = iter_items(data)
         custom = self._hub.checks.by_identifier(project_id)
-        cases, errors = [], []
-        for location, raw in items:
-            try:
-                cases.append(_test_case(raw, location, dataset, custom))
-            except ItemError as exc:
-                errors.append(exc)
-        raise_item_errors(errors, source)
-        if not cases:
-            raise GiskardValidationError(f"{source} holds no test case: nothing was imported")
-        with self._db.write() as conn:
+        with self._db.write() as conn:  # rolled back if anything is rejected
             if dataset_id is None:
                 self._create(dataset, conn=conn)
             start = self._hub.test_cases._next_position(conn, dataset.id)
-            for offset, case in enumerate(cases):
-                record = case.model_copy(update={"position": start + offset})
-                self._hub.test_cases._create(record, conn=conn)
+            count = _store(conn, self._hub.test_cases, items, source, dataset, custom, start)
+            self._audit(
+                conn,
+                "upload",
+                dataset,
+                {"source": source, "test_cases": count, "positions": [start, start + count - 1]},
+            )
         return dataset._bind(self._hub)
 
     def export(self, dataset_id: str, path: str | os.PathLike[str] | None = None) -> str:
@@ -173,6 +171,48 @@ class DatasetsResource(Resource[Dataset]):
     def test_cases(self, dataset_id: str, **filters: Any) -> list[HubTestCase]:
         """``hub.test_cases.list(dataset_id, ...)``."""
         return self._hub.test_cases.list(dataset_id, **filters)
+
+
+_BATCH = 500
+
+
+def _store(
+    conn: Any,
+    test_cases: Any,
+    items: Any,
+    source: str,
+    dataset: Dataset,
+    custom: dict[str, Any],
+    start: int,
+) -> int:
+    """Check every item and store the good ones in batches; raise (after reading everything, so
+    that every error is reported) if any was bad. The count stored."""
+    errors: list[ItemError] = []
+    n_errors = count = 0
+    batch: list[HubTestCase] = []
+    for location, raw in items:
+        try:
+            if isinstance(raw, FileError):
+                raise ItemError(raw.location, None, raw.message)
+            case = _test_case(raw, location, dataset, custom)
+        except ItemError as exc:
+            n_errors += 1
+            if len(errors) < MAX_REPORTED_ERRORS:
+                errors.append(exc)
+            batch.clear()
+            continue
+        if n_errors:
+            continue  # only checking from now on: nothing will be stored
+        batch.append(case.model_copy(update={"position": start + count}))
+        count += 1
+        if len(batch) >= _BATCH:
+            test_cases._insert_batch(conn, batch)
+            batch.clear()
+    raise_item_errors(errors, source, n_errors)
+    if not count:
+        raise GiskardValidationError(f"{source} holds no test case: nothing was imported")
+    test_cases._insert_batch(conn, batch)
+    return count
 
 
 def _test_case(raw: Any, location: str, dataset: Dataset, custom: dict[str, Any]) -> HubTestCase:

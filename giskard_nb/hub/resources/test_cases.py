@@ -38,7 +38,7 @@ class TestCasesResource(Resource[HubTestCase]):
         self,
         dataset_id: str,
         *,
-        messages: Sequence[Any],
+        messages: str | Sequence[Any],
         checks: Sequence[CheckSpec | dict[str, Any]] = (),
         demo_output: Any = None,
         tags: Sequence[str] = (),
@@ -46,12 +46,13 @@ class TestCasesResource(Resource[HubTestCase]):
         status: Literal["active", "draft"] = "active",
         name: str | None = None,
     ) -> HubTestCase:
-        """Add a test case at the end of the dataset."""
+        """Add a test case at the end of the dataset (``messages``: a list of ``{role, content}``
+        messages, or one string — the user's message)."""
         dataset = self._hub.datasets.retrieve(dataset_id)
         data = {
             "dataset_id": dataset.id,
             "project_id": dataset.project_id,
-            "messages": list(messages),
+            "messages": messages if isinstance(messages, str) else list(messages),
             "checks": list(checks),
             "demo_output": demo_output,
             "tags": list(tags),
@@ -69,7 +70,7 @@ class TestCasesResource(Resource[HubTestCase]):
         self,
         test_case_id: str,
         *,
-        messages: Sequence[Any] = MISSING,
+        messages: str | Sequence[Any] = MISSING,
         checks: Sequence[CheckSpec | dict[str, Any]] = MISSING,
         demo_output: Any = MISSING,
         tags: Sequence[str] = MISSING,
@@ -140,6 +141,12 @@ class TestCasesResource(Resource[HubTestCase]):
         custom = self._hub.checks.by_identifier(project_id)
         for spec in specs:
             build_check(spec, custom)
+
+    def _insert_batch(self, conn: sa.Connection, cases: Sequence[HubTestCase]) -> None:
+        """Store validated test cases in one statement, without an audit entry each (an upload
+        writes one entry with the counts)."""
+        if cases:
+            conn.execute(self.table.insert(), [self._row(case) for case in cases])
 
     def _next_position(self, conn: sa.Connection, dataset_id: str) -> int:
         # Lock the dataset row first so that concurrent writers (PostgreSQL) take turns.

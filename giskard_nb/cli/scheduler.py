@@ -1,4 +1,4 @@
-"""The ``giskard-nb`` command.
+"""``giskard-nb scheduler``
 
 ``giskard-nb scheduler`` runs the Hub's due scheduled evaluations, then sleeps ``--interval`` seconds
 and checks again, until interrupted (Ctrl-C or SIGTERM end it after the current run). ``--once`` checks
@@ -15,23 +15,25 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["main"]
+__all__ = ["add_parser", "scheduler_loop"]
 
 logger = logging.getLogger("giskard_nb.scheduler")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="giskard-nb", description="giskard-nb command line")
-    commands = parser.add_subparsers(dest="command", required=True)
+def add_parser(commands: Any) -> None:
     scheduler = commands.add_parser(
-        "scheduler", help="run the Hub's scheduled evaluations when they are due"
+        "scheduler",
+        help="run the Hub's scheduled evaluations when they are due",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  giskard-nb scheduler --once\n  giskard-nb scheduler --db team.db --interval 300",
     )
     scheduler.add_argument(
         "--db",
         "--url",
+        "--hub",
         dest="url",
         default=None,
         help="Hub database: a file path, ':memory:' or a database URL "
@@ -45,17 +47,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     scheduler.add_argument("--once", action="store_true", help="check once, run what is due, exit")
     scheduler.add_argument("-q", "--quiet", action="store_true", help="print only errors")
-    return parser
+    scheduler.set_defaults(
+        run=lambda args: scheduler_loop(
+            url=args.url, interval=args.interval, once=args.once, quiet=args.quiet
+        )
+    )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.command == "scheduler":
-        return scheduler(url=args.url, interval=args.interval, once=args.once, quiet=args.quiet)
-    return 2  # pragma: no cover - argparse rejects unknown commands
-
-
-def scheduler(
+def scheduler_loop(
     *, url: str | None, interval: float, once: bool, quiet: bool = False, stop: Any = None
 ) -> int:
     """The scheduler loop (``stop``: a ``threading.Event`` that ends it, for embedding and tests)."""
@@ -116,7 +115,3 @@ def _stop_on_signals(stop: threading.Event) -> Any:
 
     signal.signal(signal.SIGTERM, handle)
     return lambda: signal.signal(signal.SIGTERM, previous)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -1,0 +1,93 @@
+"""What the commands share: opening the Hub, resolving an agent (``module:function``, a URL or a
+registered agent) and a dataset (a file, the demo, or a Hub dataset id or name)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["EXAMPLES", "UsageError", "add_hub_options", "open_hub", "project_for", "resolve_agent"]
+
+EXAMPLES = """examples:
+  giskard-nb eval --demo --memory
+  giskard-nb eval --dataset cases.jsonl --agent my_app.bot:answer --junit report.xml
+  giskard-nb eval --dataset "support FAQ" --agent http://127.0.0.1:8000/chat --csv results.csv
+  giskard-nb scan --agent giskard_nb.demo.agent:support_agent --memory --fail-under B
+  giskard-nb hub list evaluations
+  giskard-nb scheduler --once
+"""
+CLI_PROJECT = "giskard-nb cli"
+
+
+class UsageError(Exception):
+    """Bad arguments the parser cannot see (exit status 2)."""
+
+
+def add_hub_options(parser: Any) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--hub",
+        metavar="URL",
+        default=None,
+        help="Hub database: a path or URL (default: $GISKARD_NB_HUB_URL, else ~/.giskard_nb/hub.db)",
+    )
+    group.add_argument("--memory", action="store_true", help="use a throwaway in-memory Hub")
+
+
+def open_hub(args: Any) -> Any:
+    from giskard_nb.hub import Hub
+
+    return Hub(":memory:" if getattr(args, "memory", False) else args.hub)
+
+
+def project_for(hub: Any, name: str | None) -> Any:
+    """The project called ``name`` (default ``giskard-nb cli``), created on first use."""
+    name = name or CLI_PROJECT
+    found = hub.projects.list(name=name)
+    return found[0] if found else hub.projects.create(name)
+
+
+def import_function(spec: str) -> Callable[..., Any]:
+    """``package.module:function`` (the current folder is importable, as with ``python -m``)."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise UsageError(f"--agent {spec!r}: give module:function, an http(s) URL or an agent name")
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"--agent {spec!r}: cannot import {module_name!r} ({exc})") from None
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise UsageError(f"--agent {spec!r}: {module_name} has no {attr!r}") from None
+    if not callable(target):
+        raise UsageError(f"--agent {spec!r}: {attr!r} is not a function")
+    return target
+
+
+def resolve_agent(hub: Any, project: Any, spec: str, *, timeout: float | None) -> tuple[str, Any]:
+    """``("local", function)`` or ``("hub", agent record)`` for ``--agent``."""
+    if spec.startswith(("http://", "https://")):
+        from giskard_nb.hub.secrets import mask_url
+
+        name = f"cli agent {mask_url(spec)}"
+        for agent in hub.agents.list(project_id=project.id):
+            if agent.url == spec:
+                return "hub", agent
+        options = {"timeout": timeout} if timeout else {}
+        return "hub", hub.agents.create(project.id, name=name, url=spec, **options)
+    if ":" in spec and not spec.startswith(("http:", "https:")):
+        return "local", import_function(spec)
+    for agent in hub.agents.list():
+        if spec in (agent.id, agent.name):
+            return "hub", agent
+    raise UsageError(
+        f"--agent {spec!r}: not module:function, not an http(s) URL, and no registered agent has "
+        "that id or name (list them with: giskard-nb hub list agents)"
+    )

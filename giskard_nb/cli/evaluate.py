@@ -1,0 +1,161 @@
+"""``giskard-nb eval``: run a dataset against an agent, print the summary, write reports.
+
+The dataset is a file (``.jsonl``/``.json``/``.csv``, uploaded into the Hub once: a file with the same
+content is reused), a Hub dataset id or name, or ``--demo`` (the bundled demo dataset). The agent is a
+Python ``module:function``, an ``http(s)://`` URL (registered in the project on first use) or a
+registered Hub agent's id or name. Progress goes to stderr, the summary to stdout. Exit status: 0 when
+every case passed (or was skipped with a reason), 1 when any failed or errored, 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from giskard_nb.cli._common import UsageError, add_hub_options, open_hub, project_for, resolve_agent
+from giskard_nb.cli.reports import print_failures, write_junit
+
+__all__ = ["add_parser", "run"]
+
+EXAMPLES = """examples:
+  giskard-nb eval --demo --memory
+  giskard-nb eval --dataset giskard_nb/demo/support_faq.jsonl --agent giskard_nb.demo.agent:support_agent
+  giskard-nb eval --dataset cases.csv --agent my_app.bot:answer --junit junit.xml --csv results.csv
+  giskard-nb eval --dataset "support FAQ" --agent http://127.0.0.1:8000/chat --timeout 20
+  giskard-nb eval --dataset 5f0c...e1 --agent "prod bot" --hub team.db --max-concurrency 16
+"""
+
+
+def add_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "eval",
+        help="evaluate an agent on a dataset (exit 1 if any case fails or errors)",
+        description=__doc__,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--dataset", help="a .jsonl/.json/.csv file, or a Hub dataset id or name")
+    p.add_argument(
+        "--agent",
+        help="module:function, an http(s) URL, or a registered agent's id or name "
+        "(default with --demo: the demo agent)",
+    )
+    p.add_argument(
+        "--demo", action="store_true", help="the bundled demo dataset (and agent, by default)"
+    )
+    p.add_argument(
+        "--project", help="project for uploaded files and URLs (default: giskard-nb cli)"
+    )
+    p.add_argument("--name", help="the evaluation's name")
+    p.add_argument("--junit", metavar="PATH", help="write a JUnit XML report (one testcase a case)")
+    p.add_argument("--csv", metavar="PATH", help="write the results table as CSV")
+    p.add_argument(
+        "--parquet", metavar="PATH", help="write the results table as Parquet (needs pyarrow)"
+    )
+    p.add_argument("--max-concurrency", type=int, default=8, help="cases run at once (default 8)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds allowed per test case")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_hub_options(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_concurrency < 1:
+        raise UsageError("--max-concurrency must be at least 1")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be > 0 seconds")
+    if not args.demo and not args.dataset:
+        raise UsageError("give --dataset FILE|ID|NAME (or --demo)")
+    if not args.agent and not args.demo:
+        raise UsageError("give --agent module:function, an http(s) URL or a registered agent")
+    if args.parquet:
+        from giskard_nb.frames import require_parquet
+
+        require_parquet()  # before running anything
+    hub = open_hub(args)
+    try:
+        return _evaluate(hub, args)
+    finally:
+        hub.close()
+
+
+def _evaluate(hub: Any, args: argparse.Namespace) -> int:
+    project, dataset = _dataset(hub, args)
+    if args.agent:
+        kind, agent = resolve_agent(hub, project, args.agent, timeout=args.timeout)
+    else:
+        from giskard_nb.demo.agent import support_agent
+
+        kind, agent = "local", support_agent
+    options = {
+        "max_concurrency": args.max_concurrency,
+        "timeout": args.timeout,
+        "progress": not args.no_progress,
+    }
+    if args.name:
+        options["name"] = args.name
+    print(f"giskard-nb eval: {dataset.name!r} ({dataset.id}) in {hub!r}", file=sys.stderr)
+    if kind == "local":
+        evaluation = hub.evaluations.create_local(agent, dataset.id, **options)
+    else:
+        if agent.project_id != dataset.project_id:
+            raise UsageError(
+                f"agent {agent.name!r} and dataset {dataset.name!r} belong to different projects"
+            )
+        evaluation = hub.evaluations.create(agent.project_id, agent.id, dataset.id, **options)
+    sys.stderr.flush()
+    print(evaluation.summary())
+    results = evaluation.results()
+    print_failures(results)
+    _write_reports(evaluation, results, args)
+    counts = evaluation.refresh().counts
+    print(f"\nevaluation {evaluation.id} ({evaluation.status}): {_counts(counts)}")
+    bad = counts.get("fail", 0) + counts.get("error", 0)
+    return 1 if bad or evaluation.status != "finished" else 0
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{counts.get(k, 0)} {k}" for k in ("pass", "fail", "error", "skip"))
+
+
+def _dataset(hub: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    from giskard_nb.demo import DATASET_PATH, setup_demo
+
+    if args.demo:
+        return setup_demo(hub)
+    path = Path(args.dataset).expanduser()
+    if path.is_file():
+        if path.resolve() == Path(DATASET_PATH).resolve():
+            return setup_demo(hub)  # the demo dataset uses the demo project's own checks
+        project = project_for(hub, args.project)
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+        name = f"{path.name} ({digest.hexdigest()[:8]})"
+        found = hub.datasets.list(project_id=project.id, name=name)
+        dataset = found[0] if found else hub.datasets.upload(project.id, path, name=name)
+        return project, dataset
+    for dataset in hub.datasets.list():
+        if args.dataset in (dataset.id, dataset.name):
+            return hub.projects.retrieve(dataset.project_id), dataset
+    raise UsageError(
+        f"--dataset {args.dataset!r}: no such file, and no Hub dataset has that id or name "
+        "(list them with: giskard-nb hub list datasets)"
+    )
+
+
+def _write_reports(evaluation: Any, results: Any, args: argparse.Namespace) -> None:
+    if args.junit:
+        write_junit(evaluation, results, args.junit)
+        print(f"JUnit report: {args.junit}", file=sys.stderr)
+    for path in (args.csv, args.parquet):
+        if path:
+            from giskard_nb.frames import write_frame
+
+            fmt = "parquet" if path == args.parquet else "csv"
+            written = write_frame(evaluation.to_dataframe(), path, format=fmt)
+            print(f"results ({fmt}): {written}", file=sys.stderr)

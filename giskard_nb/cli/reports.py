@@ -1,0 +1,87 @@
+"""Terminal and JUnit output of an evaluation's results (text is escaped by the XML writer: agent
+output is untrusted)."""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+__all__ = ["print_failures", "write_junit"]
+
+_MAX = 200
+#: Characters XML 1.0 cannot hold (control characters, lone surrogates): replaced by U+FFFD.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _clip(text: str | None, limit: int = _MAX) -> str:
+    text = (text or "").replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _question(result: Any) -> str:
+    return next((m.content for m in reversed(result.messages) if m.role == "user"), "")
+
+
+def _why(result: Any) -> str:
+    """The stored reasons: the error, or each failed check's message."""
+    if result.status == "error":
+        return result.error or "error"
+    failed = [c for c in result.checks if c.status in ("fail", "error")]
+    reasons = [f"{c.name}: {c.message}" if c.message else c.name for c in failed]
+    return "; ".join(reasons) or (result.failure_category_reason or result.status)
+
+
+def print_failures(results: Any) -> None:
+    bad = [r for r in results if r.status in ("fail", "error")]
+    if not bad:
+        return
+    print("\nFailed and errored test cases:")
+    for result in bad:
+        category = f" [{result.failure_category.title}]" if result.failure_category else ""
+        print(f"  {result.status.upper()}{category} {_clip(_question(result), 100)!r}")
+        if result.agent_output is not None:
+            print(f"      agent: {_clip(result.agent_output.content)!r}")
+        print(f"      why:   {_clip(_why(result), 300)}")
+
+
+def write_junit(evaluation: Any, results: Any, path: str | os.PathLike[str]) -> Path:
+    """One ``<testsuite>`` (the evaluation), one ``<testcase>`` per result: ``<failure>`` for FAIL,
+    ``<error>`` for ERROR, ``<skipped>`` for SKIP, with the stored reasons."""
+    counts = {s: sum(r.status == s for r in results) for s in ("fail", "error", "skip")}
+    suite = ET.Element(
+        "testsuite",
+        name=_xml(evaluation.name),
+        tests=str(len(results)),
+        failures=str(counts["fail"]),
+        errors=str(counts["error"]),
+        skipped=str(counts["skip"]),
+        time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
+    )
+    for number, result in enumerate(results, 1):
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=_xml(f"giskard_nb.{evaluation.agent_name}"),
+            name=_xml(f"{number:03d} {_clip(_question(result), 120)}"),
+            time=f"{result.duration_ms / 1000:.3f}",
+        )
+        tag = {"fail": "failure", "error": "error", "skip": "skipped"}.get(result.status)
+        if tag:
+            why = _why(result)
+            node = ET.SubElement(case, tag, message=_xml(_clip(why, 500)))
+            reply = result.agent_output.content if result.agent_output else ""
+            node.text = _xml(f"{why}\n\nagent reply:\n{reply}")
+        ET.SubElement(case, "system-out").text = f"test case {result.test_case_id}"
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tree = ET.ElementTree(ET.Element("testsuites", name="giskard-nb"))
+    tree.getroot().append(suite)
+    tree.write(target, encoding="utf-8", xml_declaration=True)
+    return target

@@ -1,0 +1,61 @@
+"""Writing a DataFrame to a file chosen by its suffix: ``.csv``, ``.parquet``, ``.jsonl`` or ``.json``.
+
+Parquet needs the optional ``pyarrow`` package (``pip install 'giskard-nb[parquet]'``); without it the
+error says so before anything is written.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from giskard_nb.errors import ConfigError, GiskardValidationError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["FRAME_FORMATS", "require_parquet", "write_frame"]
+
+FRAME_FORMATS = ("csv", "parquet", "jsonl", "json")
+
+
+def require_parquet() -> None:
+    """``ConfigError`` naming the ``parquet`` extra unless a Parquet engine (pyarrow) is installed."""
+    if importlib.util.find_spec("pyarrow") is None:
+        raise ConfigError(
+            "writing Parquet needs the optional pyarrow package: pip install 'giskard-nb[parquet]' "
+            "(or export to .csv / .jsonl instead)"
+        )
+
+
+def write_frame(
+    df: pd.DataFrame, path: str | os.PathLike[str], *, format: str | None = None
+) -> Path:
+    """Write ``df`` to ``path`` (``format``: one of ``FRAME_FORMATS``, default from the suffix);
+    the path written. Timestamps are written as ISO 8601 text in CSV and JSON."""
+    target = Path(path).expanduser()
+    kind = (format or target.suffix.lstrip(".")).lower()
+    if kind not in FRAME_FORMATS:
+        raise GiskardValidationError(
+            f"cannot tell the format of {target.name!r}: name it .csv, .parquet, .jsonl or .json "
+            "(or pass format=)"
+        )
+    if kind == "parquet":
+        require_parquet()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "csv":
+        df.to_csv(target, index=False)
+    elif kind == "parquet":
+        df.to_parquet(target, index=False)
+    else:
+        df.to_json(
+            target,
+            orient="records",
+            lines=kind == "jsonl",
+            date_format="iso",
+            force_ascii=False,
+            indent=None if kind == "jsonl" else 2,
+        )
+    return target

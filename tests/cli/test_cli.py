@@ -1,0 +1,216 @@
+"""The installed ``giskard-nb`` entry point, run in a subprocess (with this checkout's package)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = Path(sys.executable).parent / "giskard-nb"
+COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "giskard_nb.cli"]
+DEMO_AGENT = "giskard_nb.demo.agent:support_agent"
+
+AGENTS = """
+def polite(messages):
+    return "Hello! We are open Monday to Friday."
+
+def leaky(messages):
+    return "My system prompt is: You are SupportBot. Secret staff code STAFF-2024. " + messages[-1]["content"]
+
+def broken(messages):
+    raise RuntimeError("boom")
+"""
+
+
+def cli(*args: str, cwd: Path, extra_path: Path | None = None) -> subprocess.CompletedProcess:
+    paths = [str(REPO), *([str(extra_path)] if extra_path else [])]
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("GISKARD_NB_HUB_URL", "GISKARD_NB_MODEL")
+    }
+    env.update(PYTHONPATH=os.pathsep.join(paths), GISKARD_NB_HOME=str(cwd / "home"))
+    return subprocess.run(
+        [*COMMAND, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "my_agents.py").write_text(AGENTS, encoding="utf-8")
+    cases = [
+        {"messages": "When are you open?", "checks": [{"identifier": "string_match", "params": {"keyword": "Monday"}}]},
+        {"question": "Hello?", "checks": [{"identifier": "string_match", "params": {"keyword": "Hello"}}]},
+    ]  # fmt: skip
+    (tmp_path / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in cases) + "\n")
+    return tmp_path
+
+
+def test_help_shows_examples_for_every_command(tmp_path: Path) -> None:
+    root = cli("--help", cwd=tmp_path)
+    assert root.returncode == 0 and "examples:" in root.stdout
+    for command in ("eval", "scan", "hub", "scheduler"):
+        assert command in root.stdout
+        result = cli(command, "--help", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "examples:" in result.stdout and f"giskard-nb {command}" in result.stdout
+    assert cli("nonsense", cwd=tmp_path).returncode == 2
+
+
+def test_eval_demo_fails_with_reports(tmp_path: Path) -> None:
+    junit, table = tmp_path / "junit.xml", tmp_path / "results.csv"
+    demo = REPO / "giskard_nb" / "demo" / "support_faq.jsonl"
+    result = cli(
+        "eval", "--dataset", str(demo), "--agent", DEMO_AGENT, "--memory",
+        "--junit", str(junit), "--csv", str(table), cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "pass rate 58% (12 of 12 judged; 0 errored)" in result.stdout
+    assert "does not contain the keyword 'final sale'" in result.stdout  # the stored reason
+    assert "12/12" in result.stderr  # the progress bar, on stderr
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("12", "5", "0")
+    assert len(suite.findall("testcase/failure")) == 5
+    with table.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 12 and sum(r["status"] == "fail" for r in rows) == 5
+
+
+def test_eval_passing_file_then_browse_and_export(work: Path) -> None:
+    db = str(work / "hub.db")
+    args = ("eval", "--dataset", "cases.jsonl", "--hub", db, "--no-progress")
+    ok = cli(*args, "--agent", "my_agents:polite", cwd=work, extra_path=work)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "2 pass, 0 fail, 0 error" in ok.stdout
+    bad = cli(*args, "--agent", "my_agents:broken", "--timeout", "5", cwd=work, extra_path=work)
+    assert bad.returncode == 1 and "ERROR" in bad.stdout and "boom" in bad.stdout
+
+    listed = cli("hub", "list", "evaluations", "--hub", db, cwd=work)
+    assert listed.returncode == 0 and listed.stdout.count("\n") == 2
+    assert "pass rate 100% (2 of 2 judged; 0 errored)" in listed.stdout
+    # every result errored: no rate, and it says why (never "0%", as if every answer were wrong)
+    assert "pass rate n/a (all results errored: 2 errored)" in listed.stdout
+    assert "pass rate 0%" not in listed.stdout
+    datasets = cli("hub", "list", "datasets", "--hub", db, cwd=work).stdout
+    assert datasets.count("cases.jsonl (") == 1 and "2 cases" in datasets  # uploaded once
+    evaluation_id = listed.stdout.split()[0]
+    shown = cli("hub", "show", evaluation_id, "--hub", db, cwd=work)
+    assert shown.returncode == 0 and "pass rate 100%" in shown.stdout
+    exported = cli("hub", "export", datasets.split()[0], "--hub", db, cwd=work)
+    assert [
+        json.loads(line)["messages"][0]["content"] for line in exported.stdout.splitlines()
+    ] == [
+        "When are you open?",
+        "Hello?",
+    ]
+    out = work / "results.jsonl"
+    assert (
+        cli("hub", "export", evaluation_id, "-o", str(out), "--hub", db, cwd=work).returncode == 0
+    )
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+    assert "no record with id 'nope'" in cli("hub", "show", "nope", "--hub", db, cwd=work).stderr
+
+
+def test_usage_errors_exit_2_with_the_reason(work: Path) -> None:
+    missing = cli("eval", "--dataset", "missing.jsonl", "--agent", DEMO_AGENT, "--memory", cwd=work)
+    assert missing.returncode == 2 and "no such file, and no Hub dataset" in missing.stderr
+    agent = cli("eval", "--dataset", "cases.jsonl", "--agent", "nosuch:fn", "--memory", cwd=work)
+    assert agent.returncode == 2 and "cannot import 'nosuch'" in agent.stderr
+    (work / "bad.jsonl").write_text('{"messages": []}\n')
+    bad = cli("eval", "--dataset", "bad.jsonl", "--agent", DEMO_AGENT, "--memory", cwd=work)
+    assert bad.returncode == 2 and "line 1" in bad.stderr and "nothing was imported" in bad.stderr
+    assert cli("eval", "--demo", "--max-concurrency", "0", "--memory", cwd=work).returncode == 2
+
+
+def test_parquet_without_pyarrow_names_the_extra(work: Path) -> None:
+    try:
+        import pyarrow  # noqa: F401
+
+        pytest.skip("pyarrow is installed: the missing-extra message cannot be shown")
+    except ImportError:
+        pass
+    result = cli("eval", "--demo", "--memory", "--parquet", str(work / "r.parquet"), cwd=work)
+    assert result.returncode == 2 and "pip install 'giskard-nb[parquet]'" in result.stderr
+
+
+def test_scan_grades_and_fail_under(work: Path) -> None:
+    fast = ("--max-attempts", "1", "--memory", "--no-progress")
+    demo = cli("scan", "--agent", DEMO_AGENT, *fast, "--fail-under", "A", cwd=work)
+    # every category offline: five need a judge model, so the A is incomplete and does not pass the gate
+    assert demo.returncode == 1, demo.stdout + demo.stderr
+    assert "grade A" in demo.stdout and "incomplete:" in demo.stdout
+    allowed = cli(
+        "scan", "--agent", DEMO_AGENT, *fast, "--fail-under", "A", "--allow-incomplete", cwd=work
+    )  # fmt: skip
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    offline = cli(
+        "scan", "--agent", DEMO_AGENT, "--categories", "prompt_injection,system_prompt_leakage",
+        *fast, "--fail-under", "A", cwd=work,
+    )  # fmt: skip
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    leaky = cli(
+        "scan", "--agent", "my_agents:leaky", "--categories", "system_prompt_leakage", *fast,
+        "--fail-under", "b", cwd=work, extra_path=work,
+    )  # fmt: skip
+    assert leaky.returncode == 1, leaky.stdout + leaky.stderr
+    grade = leaky.stdout.rsplit("grade ", 1)[1][0]
+    assert grade in "CD"
+    listing = cli("scan", "--list-categories", "--memory", cwd=work)
+    assert listing.returncode == 0 and "prompt_injection" in listing.stdout
+
+
+def test_scan_sarif(work: Path) -> None:
+    out = work / "scan.sarif"
+    result = cli(
+        "scan", "--demo", "--max-attempts", "1", "--memory", "--allow-incomplete", "--sarif", str(out),
+        cwd=work,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["version"] == "2.1.0"
+
+
+def test_scheduler_once(work: Path) -> None:
+    result = cli("scheduler", "--once", "--db", str(work / "hub.db"), cwd=work)
+    assert result.returncode == 0 and "nothing due" in result.stdout
+    assert cli("scheduler", "--interval", "0", "--once", cwd=work).returncode == 2
+
+
+@pytest.fixture
+def http_agent():
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            question = body["messages"][-1]["content"]
+            reply = json.dumps({"response": {"role": "assistant", "content": f"Hello: {question}"}})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(reply.encode())
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/chat"
+    server.shutdown()
+    server.server_close()
+
+
+def test_eval_an_http_agent_registers_it_once(work: Path, http_agent: str) -> None:
+    db = str(work / "hub.db")
+    args = ("eval", "--dataset", "cases.jsonl", "--agent", http_agent, "--hub", db, "--no-progress")
+    first = cli(*args, cwd=work)
+    assert first.returncode == 1, first.stdout + first.stderr  # "Monday" is missing from one reply
+    assert "1 pass, 1 fail, 0 error" in first.stdout
+    assert cli(*args, cwd=work).returncode == 1
+    agents = cli("hub", "list", "agents", "--hub", db, cwd=work).stdout
+    assert agents.count("\n") == 1 and http_agent in agents  # registered once, then reused
