@@ -55,11 +55,11 @@ def error_html(error: BaseException) -> str:
 
 
 def show_errors(action: Callable[[], Any], message: Any) -> None:
-    """Run a button's action; a bad input is shown in the ``message`` HTML widget (cleared when the
-    action succeeds) instead of raised."""
+    """Run a button's action; a bad input is shown in the ``message`` HTML widget instead of raised.
+    The message is cleared first, so what the action itself shows there (a confirmation) stays."""
+    message.value = ""
     try:
         action()
-        message.value = ""
     except (GiskardNBError, ValueError) as exc:
         message.value = error_html(exc)
 
