@@ -243,6 +243,8 @@ class ScanRunner(View):
             "review": w.VBox(),
         }  # fmt: skip
         ww = self._w
+        ww["run"].add_class("giskard-scan-button")  # for the real-browser test
+        ww["state"].add_class("giskard-scan-state")
         ww["categories"].observe(lambda _: self.estimate(), names="value")
         ww["attempts"].observe(lambda _: self.estimate(), names="value")
         ww["run"].on_click(lambda _: self._guard(self.run))
