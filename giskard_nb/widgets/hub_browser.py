@@ -213,9 +213,15 @@ class HubBrowser(View):
             options = [(f"{e.name} ({e.status})", e.id) for e in evaluations]
             for key in ("evaluation", "before", "after"):
                 self._w[key].options = options
-            if len(options) > 1:
-                self._w["before"].value, self._w["after"].value = options[-2][1], options[-1][1]
-            self._w["scan"].options = [(f"{s.name} ({s.grade or s.status})", s.id) for s in scans]
+            scan_options = [(f"{s.name} ({s.grade or s.status})", s.id) for s in scans]
+            self._w["scan"].options = scan_options
+            latest = lambda opts, n=1: opts[-n][1] if len(opts) >= n else None  # noqa: E731
+            self._w["evaluation"].value, self._w["scan"].value = (
+                latest(options),
+                latest(scan_options),
+            )
+            self._w["before"].value = latest(options, 2) or latest(options)
+            self._w["after"].value = latest(options)
 
     def _quiet(self) -> Any:
         from contextlib import contextmanager

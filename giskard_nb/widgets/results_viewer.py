@@ -380,7 +380,7 @@ class ResultsViewer(View):
             category = esc(item.failure_category) if item.failure_category else ""
             rows.append(
                 [str(i), badge(item.status), esc(item.name, 120), esc(first, 200), category,
-                 f"{item.result.duration_ms:.0f} ms"]
+                 f"<span style='white-space:nowrap'>{item.result.duration_ms:.0f} ms</span>"]
             )  # fmt: skip
         self._w["table"].value = table_html(
             ["#", "status", "scenario", "first failure", "failure category", "time"],

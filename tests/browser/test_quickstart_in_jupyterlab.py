@@ -318,6 +318,12 @@ def test_hub_browser_and_scan_runner_filter_and_screenshot(jupyterlab):
                 timeout=20_000,
             )
             hub_browser.screenshot(path=str(artifacts / "hub_browser.png"))
+            # compare v1 with v2 (the pickers start on the last two evaluations)
+            hub_browser.locator("button", has_text="Compare").click()
+            page.wait_for_selector(".giskard-hub-browser .giskard-comparison", timeout=20_000)
+            comparison = page.inner_text(".giskard-hub-browser .giskard-comparison")
+            assert "1 regressions (pass→fail), 1 fixes (fail→pass)" in comparison
+            hub_browser.screenshot(path=str(artifacts / "hub_browser_compare.png"))
 
             # the ScanRunner: Scan, wait for the grade card
             page.locator(".giskard-scan-button").click()

@@ -63,6 +63,9 @@ def test_projects_and_every_kind_listed_escaped(filled_hub):
     hub, ids = filled_hub
     browser = HubBrowser(hub)
     assert browser.project_id == ids["project"].id and browser.kind == "evaluations"
+    # the pickers start on the latest evaluation and scan (and compare the last two)
+    assert browser._w["evaluation"].value == ids["v2"].id
+    assert browser._w["scan"].value == ids["scan"].id
     assert [e.id for e in browser.show("evaluations")] == [ids["v1"].id, ids["v2"].id]
     for kind, expected in (
         ("agents", "bot"), ("datasets", "faq"), ("evaluations", "v2"), ("scans", "scan"),
