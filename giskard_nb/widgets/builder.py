@@ -129,7 +129,7 @@ class ScenarioBuilder(View):
         saved = self.on_save(self.scenario)
         stored = id_of(saved)
         self._w["message"].value = (
-            f"<span class='giskard-saved' style='color:#2e7d32'>✓ saved {esc(self.scenario.name)!r}"
+            f"<span class='giskard-saved' style='color:#2e7d32'>✓ saved “{esc(self.scenario.name)}”"
             + (f" as test case <code>{esc(stored)}</code>" if stored else "")
             + "</span>"
         )

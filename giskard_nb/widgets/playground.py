@@ -100,7 +100,7 @@ class Playground(View):
         saved = self.on_save(scenario)
         stored = id_of(saved)
         self._w["message"].value = (
-            f"<span class='giskard-saved' style='color:#2e7d32'>✓ saved {esc(scenario.name)!r}"
+            f"<span class='giskard-saved' style='color:#2e7d32'>✓ saved “{esc(scenario.name)}”"
             + (f" as test case <code>{esc(stored)}</code>" if stored else "")
             + "</span>"
         )
