@@ -301,9 +301,16 @@ def test_hub_browser_and_scan_runner_filter_and_screenshot(jupyterlab):
                 ".textContent.includes('2 of 3 results')",
                 timeout=20_000,
             )
-            viewer.get_by_role(
-                "button", name="Open", exact=True
-            ).click()  # result #0: a chat-turn conversation
+            # the text box filters once typing pauses (debounced on the kernel's event loop)
+            search = viewer.get_by_placeholder("search name / input / output (filters as you type)")
+            search.press_sequentially("case 3", delay=40)
+            page.wait_for_function(
+                "() => document.querySelector('.giskard-hub-browser .giskard-results-viewer')"
+                ".textContent.includes('1 of 3 results')",
+                timeout=20_000,
+            )
+            # open result #0: its conversation as chat turns
+            viewer.get_by_role("button", name="Open", exact=True).click()
             page.wait_for_selector(".giskard-hub-browser .giskard-turn-assistant", timeout=20_000)
             cell_align = page.evaluate(
                 "() => getComputedStyle(document.querySelector("
