@@ -13,7 +13,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import View, badge, error_html, esc, table_html
+from giskard_nb.widgets._common import View, badge, error_html, esc
+from giskard_nb.widgets._render import table_html
 
 __all__ = ["KINDS", "HubBrowser"]
 

@@ -16,16 +16,8 @@ from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.spec import call_target
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.widgets._common import (
-    Job,
-    View,
-    conversation_html,
-    esc,
-    id_of,
-    named,
-    show_errors,
-    trace_messages,
-)
+from giskard_nb.widgets._common import Job, View, esc, id_of, named, show_errors
+from giskard_nb.widgets._render import conversation_html, trace_messages
 from giskard_nb.widgets.backends import offload_sync_agent
 
 __all__ = ["Playground"]

@@ -13,16 +13,8 @@ from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import (
-    LiveFilters,
-    View,
-    badge,
-    conversation_html,
-    error_html,
-    esc,
-    table_html,
-    trace_messages,
-)
+from giskard_nb.widgets._common import LiveFilters, View, badge, error_html, esc
+from giskard_nb.widgets._render import conversation_html, table_html, trace_messages
 
 __all__ = ["ResultsViewer", "ViewerItem"]
 

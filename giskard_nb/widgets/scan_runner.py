@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import Job, View, badge, conversation_html, error_html, esc
+from giskard_nb.widgets._common import Job, View, badge, error_html, esc
+from giskard_nb.widgets._render import conversation_html
 
 __all__ = ["ScanRunner"]
 

@@ -70,7 +70,7 @@ def test_html_helpers_escape():
 
 
 def test_conversation_html_turns_tool_calls_and_escaping():
-    from giskard_nb.widgets._common import conversation_html
+    from giskard_nb.widgets._render import conversation_html
 
     html = conversation_html(
         [
@@ -96,7 +96,7 @@ def test_conversation_html_turns_tool_calls_and_escaping():
 
 def test_trace_messages_spreads_a_message_list_without_repeating_turns():
     from giskard_nb import Interaction
-    from giskard_nb.widgets._common import trace_messages
+    from giskard_nb.widgets._render import trace_messages
 
     first = [{"role": "user", "content": "hi"}]
     second = [*first, {"role": "assistant", "content": "hello"}, {"role": "user", "content": "bye"}]
