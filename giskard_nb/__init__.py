@@ -94,6 +94,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     # frontends: pandas / plotly / ipywidgets load on first use
     "EvaluationRunner": "giskard_nb.widgets",
+    "HubBrowser": "giskard_nb.widgets",
     "Playground": "giskard_nb.widgets",
     "ResultsViewer": "giskard_nb.widgets",
     "ScenarioBuilder": "giskard_nb.widgets",
@@ -168,6 +169,7 @@ __all__ = [
     "GroupStats",
     "GroupedSuiteResult",
     "Hub",
+    "HubBrowser",
     "HubError",
     "InputGenerationException",
     "InputGenerator",

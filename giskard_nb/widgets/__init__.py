@@ -3,6 +3,7 @@ each widget can be driven from code (and is tested headless)."""
 
 from giskard_nb.widgets.builder import ScenarioBuilder
 from giskard_nb.widgets.evaluation_runner import EvaluationRunner
+from giskard_nb.widgets.hub_browser import HubBrowser
 from giskard_nb.widgets.hub_save import save_to_hub, scenario_to_test_case
 from giskard_nb.widgets.playground import Playground
 from giskard_nb.widgets.results_viewer import ResultsViewer
@@ -10,6 +11,7 @@ from giskard_nb.widgets.scan_runner import ScanRunner
 
 __all__ = [
     "EvaluationRunner",
+    "HubBrowser",
     "Playground",
     "ResultsViewer",
     "ScanRunner",

@@ -1,4 +1,5 @@
-"""What the widgets share: escaped HTML snippets, the base view class and background jobs.
+"""What the widgets share: escaped HTML snippets, the base view class, background jobs and live
+(debounced) filters. Tables and conversations are rendered in ``_render``.
 
 A ``Job`` runs a coroutine without blocking the kernel: as an asyncio task on the running event loop
 (a notebook cell or a widget callback, where ipykernel's loop is running), else on a worker thread
@@ -8,15 +9,28 @@ with its own loop (a plain script). Either way it can be cancelled, and ``await 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import threading
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from typing import Any
 
 from giskard_nb.core.render import STATUS_COLORS, short
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
 
-__all__ = ["Job", "View", "badge", "error_html", "esc", "named", "pre", "show_errors"]
+__all__ = [
+    "Debounce",
+    "Job",
+    "LiveFilters",
+    "View",
+    "badge",
+    "error_html",
+    "esc",
+    "id_of",
+    "named",
+    "pre",
+    "show_errors",
+]
 
 
 def esc(value: Any, limit: int = 4000) -> str:
@@ -39,11 +53,11 @@ def error_html(error: BaseException) -> str:
 
 
 def show_errors(action: Callable[[], Any], message: Any) -> None:
-    """Run a button's action; a bad input is shown in the ``message`` HTML widget (cleared when the
-    action succeeds) instead of raised."""
+    """Run a button's action; a bad input is shown in the ``message`` HTML widget instead of raised.
+    The message is cleared first, so what the action itself shows there (a confirmation) stays."""
+    message.value = ""
     try:
         action()
-        message.value = ""
     except (GiskardNBError, ValueError) as exc:
         message.value = error_html(exc)
 
@@ -54,6 +68,87 @@ def badge(status: str, text: str | None = None) -> str:
         f"<span style='background:{color};color:#fff;border-radius:3px;padding:0 6px;"
         f"font-family:monospace;font-size:0.85em'>{html.escape(text or status.upper())}</span>"
     )
+
+
+def id_of(saved: Any) -> str | None:
+    """The stored id of what an ``on_save`` returned (a Hub record, a dict with ``id``), if any."""
+    if saved is None:
+        return None
+    value = saved.get("id") if isinstance(saved, Mapping) else getattr(saved, "id", None)
+    return str(value) if value is not None else None
+
+
+class Debounce:
+    """Call ``action`` once typing pauses for ``delay`` seconds (each new ``trigger()`` restarts the
+    wait): on the running event loop in a notebook, else on a timer thread. ``flush()`` runs a
+    pending call now."""
+
+    def __init__(self, action: Callable[[], Any], delay: float = 0.3):
+        self.action, self.delay = action, delay
+        self._handle: Any = None
+
+    @property
+    def pending(self) -> bool:
+        return self._handle is not None
+
+    def trigger(self) -> None:
+        self.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            self._handle = loop.call_later(self.delay, self._fire)
+        else:
+            self._handle = threading.Timer(self.delay, self._fire)
+            self._handle.daemon = True
+            self._handle.start()
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def flush(self) -> None:
+        if self._handle is not None:
+            self._fire()
+
+    def _fire(self) -> None:
+        self.cancel()
+        self.action()
+
+
+class LiveFilters:
+    """Filters that apply as their controls change: ``dropdowns`` at once, the ``text`` box once
+    typing pauses (``Debounce``). Inside ``with filters.quiet():`` changes are ignored (a method that
+    sets the controls to the values it just applied)."""
+
+    def __init__(
+        self, apply: Callable[[], Any], dropdowns: list[Any], text: Any = None, delay: float = 0.3
+    ):
+        self.apply, self._quiet = apply, False
+        self.debounce = Debounce(apply, delay)
+        for control in dropdowns:
+            control.observe(self._now, names="value")
+        if text is not None:
+            text.observe(self._later, names="value")
+
+    def _now(self, _change: Any) -> None:
+        if not self._quiet:
+            self.debounce.cancel()
+            self.apply()
+
+    def _later(self, _change: Any) -> None:
+        if not self._quiet:
+            self.debounce.trigger()
+
+    @contextlib.contextmanager
+    def quiet(self) -> Iterator[None]:
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
 
 
 def named(value: Any, kind: str, default: str) -> dict[str, Any]:

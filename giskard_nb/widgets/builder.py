@@ -17,11 +17,23 @@ from giskard_nb.core.missing import MISSING
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.widgets._common import Job, View, esc, named, pre, show_errors
+from giskard_nb.widgets._common import Job, View, esc, id_of, named, pre, show_errors
 from giskard_nb.widgets.backends import offload_sync_agent
 from giskard_nb.widgets.forms import CheckForm, check_kinds
 
 __all__ = ["ScenarioBuilder"]
+
+#: Offered first in the check dropdown, in this order (the default is the first one registered).
+COMMON_KINDS = (
+    "string_matching", "regex_matching", "equals", "json_valid", "metadata", "correctness",
+    "groundedness", "llm_judge",
+)  # fmt: skip
+
+
+def _kind_options(kinds: list[str]) -> list[tuple[str, str]]:
+    common = [k for k in COMMON_KINDS if k in kinds]
+    rest = [k for k in kinds if k not in common]
+    return [(k.replace("_", " "), k) for k in common] + [(k, k) for k in rest]
 
 
 class ScenarioBuilder(View):
@@ -115,7 +127,12 @@ class ScenarioBuilder(View):
         if not self.scenario.steps:
             raise GiskardValidationError("the scenario is empty: add an interaction first")
         saved = self.on_save(self.scenario)
-        self._w["message"].value = f"saved {esc(self.scenario.name)}"
+        stored = id_of(saved)
+        self._w["message"].value = (
+            f"<span class='giskard-saved' style='color:#2e7d32'>✓ saved “{esc(self.scenario.name)}”"
+            + (f" as test case <code>{esc(stored)}</code>" if stored else "")
+            + "</span>"
+        )
         return saved
 
     # -- internals -----------------------------------------------------------------------------------
@@ -160,14 +177,15 @@ class ScenarioBuilder(View):
     def _build(self) -> None:
         import ipywidgets as w
 
-        kinds = check_kinds()
+        options = _kind_options(check_kinds())
+        default = options[0][1]
         self._w = {
             "name": w.Text(value=self.scenario.name, description="name"),
             "tags": w.Text(placeholder="topic:billing, smoke", description="tags"),
             "inputs": w.Textarea(placeholder="what the user says", description="user", rows=2),
             "outputs": w.Text(placeholder="(leave empty: the agent answers)", description="output"),
             "add_interaction": w.Button(description="Add interaction", icon="comment"),
-            "kind": w.Dropdown(options=kinds, value=kinds[0], description="check"),
+            "kind": w.Dropdown(options=options, value=default, description="check"),
             "form": w.VBox(),
             "add_check": w.Button(description="Add check", icon="check"),
             "undo": w.Button(description="Remove last", icon="undo"),
@@ -190,7 +208,7 @@ class ScenarioBuilder(View):
         ww["undo"].on_click(lambda _: self._guard(self.remove_last))
         ww["run"].on_click(lambda _: self._guard(self.run))
         ww["save"].on_click(lambda _: self._guard(self.save))
-        self._show_form(kinds[0])
+        self._show_form(default)
         self.widget = w.VBox(
             [
                 w.HBox([ww["name"], ww["tags"]]),

@@ -16,7 +16,8 @@ from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.spec import call_target
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.widgets._common import Job, View, esc, named, pre, show_errors
+from giskard_nb.widgets._common import Job, View, esc, id_of, named, show_errors
+from giskard_nb.widgets._render import conversation_html, trace_messages
 from giskard_nb.widgets.backends import offload_sync_agent
 
 __all__ = ["Playground"]
@@ -87,8 +88,14 @@ class Playground(View):
                 "nothing to save to: create the Playground with on_save=... (for example a "
                 "function that adds the scenario to a Hub dataset)"
             )
-        saved = self.on_save(self.to_scenario(name, checks=checks))
-        self._w["message"].value = "saved"
+        scenario = self.to_scenario(name, checks=checks)
+        saved = self.on_save(scenario)
+        stored = id_of(saved)
+        self._w["message"].value = (
+            f"<span class='giskard-saved' style='color:#2e7d32'>✓ saved “{esc(scenario.name)}”"
+            + (f" as test case <code>{esc(stored)}</code>" if stored else "")
+            + "</span>"
+        )
         return saved
 
     # -- internals -----------------------------------------------------------------------------------
@@ -108,12 +115,11 @@ class Playground(View):
         self._render()
 
     def _render(self, thinking: bool = False) -> None:
-        bubbles = []
-        for it in self.trace.interactions:
-            bubbles.append(_bubble("you", it.inputs, "#e3f2fd"))
-            bubbles.append(_bubble("agent", it.outputs, "#f5f5f5"))
+        messages = trace_messages(self.trace.interactions)
         if thinking:
-            bubbles.append(_bubble("you", self._pending, "#e3f2fd"))
+            messages.append({"role": "user", "content": self._pending})
+        bubbles = [conversation_html(messages)] if messages else []
+        if thinking:
             bubbles.append("<div><i>the agent is answering…</i></div>")
         if self.last_error:
             bubbles.append(
@@ -130,8 +136,17 @@ class Playground(View):
 
     def _send_from_box(self) -> None:
         text = self._w["input"].value
+        if not text.strip() and self.job is not None and self._sent_from_box:
+            return  # Enter (or leaving the box) already sent it, then the button was clicked
+        self._sent_from_box = False
         self.send(text)
+        self._sent_from_box = True
         self._w["input"].value = ""
+
+    def _on_submitted(self, text: str) -> None:
+        """Enter in the message box: with ``continuous_update=False`` the value arrives then."""
+        if text.strip():
+            self._guard(self._send_from_box)
 
     def _build(self) -> None:
         import ipywidgets as w
@@ -139,16 +154,24 @@ class Playground(View):
         self._w = {
             "agent": w.Dropdown(options=list(self.agents), description="agent"),
             "chat": w.HTML(),
-            "input": w.Text(placeholder="say something", layout=w.Layout(width="60%")),
+            "input": w.Text(
+                placeholder="say something, then Enter",
+                continuous_update=False,  # the value arrives on Enter (or leaving the box)
+                layout=w.Layout(width="60%"),
+            ),
             "send": w.Button(description="Send", button_style="primary", icon="paper-plane"),
             "reset": w.Button(description="New chat", icon="refresh"),
             "name": w.Text(placeholder="test case name", description="name"),
-            "save": w.Button(description="Save as test case", icon="save"),
+            "save": w.Button(
+                description="Save as test case", icon="save", layout=w.Layout(width="auto")
+            ),
             "message": w.HTML(),
         }
         ww = self._w
         ww["save"].disabled = self.on_save is None
+        self._sent_from_box = False
         ww["send"].on_click(lambda _: self._guard(self._send_from_box))
+        ww["input"].observe(lambda ch: self._on_submitted(ch["new"]), names="value")
         ww["reset"].on_click(lambda _: self.reset())
         ww["save"].on_click(lambda _: self._guard(self.save))
         self.widget = w.VBox(
@@ -162,10 +185,3 @@ class Playground(View):
         )
         self.widget.add_class("giskard-playground")
         self._render()
-
-
-def _bubble(who: str, text: Any, color: str) -> str:
-    return (
-        f"<div style='background:{color};border-radius:6px;padding:4px 8px;margin:3px 0'>"
-        f"<small><b>{who}</b></small>{pre(text)}</div>"
-    )

@@ -13,7 +13,8 @@ from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import View, badge, error_html, esc, pre
+from giskard_nb.widgets._common import LiveFilters, View, badge, error_html, esc
+from giskard_nb.widgets._render import conversation_html, table_html, trace_messages
 
 __all__ = ["ResultsViewer", "ViewerItem"]
 
@@ -256,13 +257,9 @@ class ResultsViewer(View):
         ]
         if item.failure_category:
             parts.append(f"<p>failure category: <b>{esc(item.failure_category)}</b></p>")
-        parts.append("<b>Conversation</b><table>")
-        for n, it in enumerate(r.final_trace.interactions, 1):
-            parts.append(
-                f"<tr><td style='vertical-align:top'>{n}. user</td><td>{pre(it.inputs)}</td></tr>"
-                f"<tr><td style='vertical-align:top'>{n}. agent</td><td>{pre(it.outputs)}</td></tr>"
-            )
-        parts.append("</table><b>Checks</b><ul>")
+        parts.append("<b>Conversation</b>")
+        parts.append(conversation_html(trace_messages(r.final_trace.interactions)))
+        parts.append("<b>Checks</b><ul>")
         for s, step in enumerate(r.steps, 1):
             if step.error:
                 parts.append(f"<li>step {s} {badge('error')} {esc(step.error.summary())}</li>")
@@ -291,8 +288,12 @@ class ResultsViewer(View):
             "f_check": dropdown(self._check_names, "check"),
             "f_tag": dropdown(self._tags, "tag"),
             "f_category": dropdown(self.categories, "category"),
-            "f_search": w.Text(placeholder="search name / input / output", description="text"),
-            "apply": w.Button(description="Filter", icon="filter"),
+            "f_search": w.Text(
+                placeholder="search name / input / output (filters as you type)",
+                description="text",
+                layout=w.Layout(width="420px"),
+                style={"description_width": "60px"},
+            ),
             "clear": w.Button(description="Clear"),
             "prev": w.Button(description="◀ Previous"),
             "next": w.Button(description="Next ▶"),
@@ -309,7 +310,11 @@ class ResultsViewer(View):
             "detail": w.HTML(),
         }
         ww = self._w
-        ww["apply"].on_click(lambda _: self._apply_from_controls())
+        self._live = LiveFilters(  # dropdowns filter at once, the text box once typing pauses
+            lambda: self._guarded(self._apply_from_controls),
+            [ww[k] for k in ("f_status", "f_check", "f_tag", "f_category")],
+            ww["f_search"],
+        )
         ww["clear"].on_click(lambda _: self.clear_filters())
         ww["prev"].on_click(lambda _: self.previous_page())
         ww["next"].on_click(lambda _: self.next_page())
@@ -318,7 +323,7 @@ class ResultsViewer(View):
         self.widget = w.VBox(
             [
                 w.HBox([ww["f_status"], ww["f_check"], ww["f_tag"], ww["f_category"]]),
-                w.HBox([ww["f_search"], ww["apply"], ww["clear"]]),
+                w.HBox([ww["f_search"], ww["clear"]]),
                 ww["table"],
                 w.HBox([ww["prev"], ww["page_label"], ww["next"]]),
                 w.HBox([ww["open_index"], ww["open"], ww["category"], ww["relabel"]]),
@@ -357,11 +362,13 @@ class ResultsViewer(View):
 
     def _sync_controls(self, status, check, tag, failure_category, search) -> None:
         ww = self._w
-        ww["f_status"].value = status or ALL
-        ww["f_check"].value = check or ALL
-        ww["f_tag"].value = tag or ALL
-        ww["f_category"].value = failure_category or ALL
-        ww["f_search"].value = search or ""
+        with self._live.quiet():
+            ww["f_status"].value = status or ALL
+            ww["f_check"].value = check or ALL
+            ww["f_tag"].value = tag or ALL
+            ww["f_category"].value = failure_category or ALL
+            if (ww["f_search"].value or "").strip() != (search or "").strip():
+                ww["f_search"].value = search or ""
 
     def _render_page(self) -> None:
         rows = []
@@ -369,15 +376,14 @@ class ResultsViewer(View):
             first = next(iter(item.result.format_failures()), "")
             category = esc(item.failure_category) if item.failure_category else ""
             rows.append(
-                f"<tr><td>{i}</td><td>{badge(item.status)}</td><td>{esc(item.name, 120)}</td>"
-                f"<td>{esc(first, 200)}</td><td>{category}</td>"
-                f"<td style='text-align:right;white-space:nowrap'>{item.result.duration_ms:.0f} ms</td></tr>"
-            )
-        body = "".join(rows) or "<tr><td colspan=6><i>no result matches these filters</i></td></tr>"
-        self._w["table"].value = (
-            "<table class='giskard-results-table' style='border-collapse:collapse;width:100%'>"
-            "<tr><th>#</th><th>status</th><th>scenario</th><th>first failure</th>"
-            f"<th>failure category</th><th>time</th></tr>{body}</table>"
+                [str(i), badge(item.status), esc(item.name, 120), esc(first, 200), category,
+                 f"<span style='white-space:nowrap'>{item.result.duration_ms:.0f} ms</span>"]
+            )  # fmt: skip
+        self._w["table"].value = table_html(
+            ["#", "status", "scenario", "first failure", "failure category", "time"],
+            rows,
+            css_class="giskard-results-table",
+            empty="no result matches these filters",
         )
         self._w["page_label"].value = (
             f"page {self.page + 1} of {self.page_count} — {len(self.matches)} of "

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import Job, View, badge, error_html, esc, pre
+from giskard_nb.widgets._common import Job, View, badge, error_html, esc
+from giskard_nb.widgets._render import conversation_html
 
 __all__ = ["ScanRunner"]
 
@@ -166,10 +167,10 @@ class ScanRunner(View):
         w["progress"].value = min(self.done_attempts, w["progress"].max)
         w["counts"].value = (
             f"{self.done_attempts} / {self._planned} attempts — "
-            f"{badge('fail', f'{self.findings} findings')}"
+            f"{badge('fail' if self.findings else 'pass', f'{self.findings} findings')}"
         )
         w["state"].value = {
-            "idle": "Choose categories, check the estimate, then Run.",
+            "idle": "Choose categories, check the estimate, then Scan.",
             "running": "Scanning…",
             "cancelling": "Cancelling…",
             "finished": "Finished.",
@@ -213,9 +214,10 @@ class ScanRunner(View):
                 f"{badge(kind, a.status)} <b>{esc(a.probe_name or a.probe_id)}</b> "
                 f"({esc(a.category)}, {esc(a.severity.label)}) — {esc(a.reason or a.error or '', 300)}"
             )
+            reply = {"role": "assistant", "content": a.output, "tool_calls": a.tool_calls}
             detail = (
-                f"<details><summary>conversation</summary>{pre(a.input_messages)}"
-                f"<b>agent:</b>{pre(a.output)}</details>"
+                "<details><summary>conversation</summary>"
+                f"{conversation_html([*a.input_messages, reply])}</details>"
             )
             rows.append(w.VBox([w.HBox([status, w.HTML(head)]), w.HTML(detail)]))
         more = len([a for a in report.attempts if a.successful or a.error]) - len(shown)
@@ -242,7 +244,8 @@ class ScanRunner(View):
                 description="categories", layout=w.Layout(width="520px"),
             ),
             "attempts": w.BoundedIntText(
-                value=attempts, min=1, max=50, description="attacks/probe"
+                value=attempts, min=1, max=50, description="attacks/probe",
+                style={"description_width": "initial"}, layout=w.Layout(width="auto"),
             ),
             "estimate": w.HTML(),
             "run": w.Button(description="Scan", button_style="danger", icon="shield"),
@@ -254,6 +257,8 @@ class ScanRunner(View):
             "review": w.VBox(),
         }  # fmt: skip
         ww = self._w
+        ww["run"].add_class("giskard-scan-button")  # for the real-browser test
+        ww["state"].add_class("giskard-scan-state")
         ww["categories"].observe(lambda _: self.estimate(), names="value")
         ww["attempts"].observe(lambda _: self.estimate(), names="value")
         ww["run"].on_click(lambda _: self._guard(self.run))

@@ -206,3 +206,150 @@ def test_quickstart_runs_renders_and_executes_no_agent_html(jupyterlab):
             browser.close()
     elapsed = time.monotonic() - started
     print(f"\nbrowser test wall time: {elapsed:.1f} s (screenshots in {artifacts})")
+
+
+# -- the HubBrowser and the ScanRunner in a notebook of their own ------------------------------------
+
+WIDGETS_CELLS = [
+    """\
+from giskard_nb import Hub, HubBrowser
+from giskard_nb.widgets import ScanRunner
+
+XSS = "<img src=x onerror=\\"window.__giskard_xss=1\\"><script>window.__giskard_xss=2</script>"
+
+
+def v1(messages):
+    return {"hours?": "Open Monday", "refund?": "No refunds"}.get(messages[-1]["content"], "no")
+
+
+def v2(messages):
+    return {"hours?": "Closed", "refund?": "Within 30 days"}.get(messages[-1]["content"], XSS)
+
+
+hub = Hub(":memory:")
+project = hub.projects.create("support")
+dataset = hub.datasets.create(project.id, name="faq")
+for question, keyword in (("hours?", "Monday"), ("refund?", "30 days"), ("xss?", "never")):
+    hub.test_cases.create(
+        dataset.id,
+        messages=[{"role": "user", "content": question}],
+        checks=[{"identifier": "string_match", "params": {"keyword": keyword}}],
+    )
+first = hub.evaluations.create_local(v1, dataset.id, name="v1", progress=False)
+second = hub.evaluations.create_local(v2, dataset.id, name="v2", progress=False)
+hub.scans.create(project.id, agent=v2, categories=["prompt_injection"], name="offline scan",
+                 max_attempts_per_probe=1, judge=None, generator=None, progress=False)
+browser = HubBrowser(hub)
+browser.open_evaluation(second.id)
+browser""",
+    """\
+runner = ScanRunner(v2, categories=["prompt_injection"], max_attempts_per_probe=1,
+                    judge=None, generator=None)
+runner""",
+]
+
+
+def _widgets_notebook(path: Path) -> None:
+    cells = [
+        {"cell_type": "code", "id": f"cell-{i}", "metadata": {}, "execution_count": None,
+         "outputs": [], "source": source}
+        for i, source in enumerate(WIDGETS_CELLS)
+    ]  # fmt: skip
+    kernel = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    notebook = {"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4,
+                "nbformat_minor": 5}  # fmt: skip
+    path.write_text(json.dumps(notebook))
+
+
+def test_hub_browser_and_scan_runner_filter_and_screenshot(jupyterlab):
+    reason = _requirements()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    artifacts = Path(os.environ.get("GISKARD_NB_BROWSER_ARTIFACTS") or jupyterlab["tmp"])
+    artifacts.mkdir(parents=True, exist_ok=True)
+    _widgets_notebook(jupyterlab["tmp"] / "root" / "widgets.ipynb")
+    dialogs: list[str] = []
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = chromium.new_page(viewport={"width": 1400, "height": 1400})
+            page.set_default_timeout(60_000)
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            url = f"{jupyterlab['base']}/lab/tree/widgets.ipynb?token={jupyterlab['token']}"
+            page.goto(url)
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+                ".some(e => /\\| Idle/.test(e.textContent))",
+                timeout=60_000,
+            )
+            title_before = page.title()
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_text("Run All Cells", exact=True).click()
+
+            # the HubBrowser: the evaluations tab, and v2 opened in the ResultsViewer
+            hub_browser = page.locator(".giskard-hub-browser")
+            page.wait_for_selector(".giskard-hub-browser .giskard-hub-table", timeout=90_000)
+            page.wait_for_selector(".giskard-hub-browser .giskard-results-table", timeout=30_000)
+            assert "v1" in hub_browser.inner_text() and "v2" in hub_browser.inner_text()
+            # a filter applies on change: no Filter button to click
+            viewer = page.locator(".giskard-hub-browser .giskard-results-viewer")
+            viewer.locator("select").first.select_option("fail")
+            page.wait_for_function(
+                "() => document.querySelector('.giskard-hub-browser .giskard-results-viewer')"
+                ".textContent.includes('2 of 3 results')",
+                timeout=20_000,
+            )
+            # the text box filters once typing pauses (debounced on the kernel's event loop)
+            search = viewer.get_by_placeholder("search name / input / output (filters as you type)")
+            search.press_sequentially("case 3", delay=40)
+            page.wait_for_function(
+                "() => document.querySelector('.giskard-hub-browser .giskard-results-viewer')"
+                ".textContent.includes('1 of 3 results')",
+                timeout=20_000,
+            )
+            # open result #0: its conversation as chat turns
+            viewer.get_by_role("button", name="Open", exact=True).click()
+            page.wait_for_selector(".giskard-hub-browser .giskard-turn-assistant", timeout=20_000)
+            cell_align = page.evaluate(
+                "() => getComputedStyle(document.querySelector("
+                "'.giskard-hub-browser .giskard-results-table td')).textAlign"
+            )
+            assert cell_align == "left"
+            # the scans tab lists the scan with its grade
+            hub_browser.get_by_role("button", name="scans", exact=True).click()
+            page.wait_for_function(
+                "() => document.querySelector('.giskard-hub-table').textContent"
+                ".includes('offline scan')",
+                timeout=20_000,
+            )
+            hub_browser.screenshot(path=str(artifacts / "hub_browser.png"))
+            # compare v1 with v2 (the pickers start on the last two evaluations)
+            hub_browser.locator("button", has_text="Compare").click()
+            page.wait_for_selector(".giskard-hub-browser .giskard-comparison", timeout=20_000)
+            comparison = page.inner_text(".giskard-hub-browser .giskard-comparison")
+            assert "1 regressions (pass→fail), 1 fixes (fail→pass)" in comparison
+            hub_browser.screenshot(path=str(artifacts / "hub_browser_compare.png"))
+
+            # the ScanRunner: Scan, wait for the grade card
+            page.locator(".giskard-scan-button").click()
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.giskard-scan-state')]"
+                ".some(e => e.textContent.includes('Finished.'))",
+                timeout=90_000,
+            )
+            page.wait_for_selector(".giskard-scan-runner .giskard-grade-card", timeout=20_000)
+            runner_text = page.inner_text(".giskard-scan-runner")
+            assert "attacks/probe" in runner_text and "findings" in runner_text
+            page.locator(".giskard-scan-runner").screenshot(path=str(artifacts / "scan_runner.png"))
+
+            page.wait_for_timeout(1000)  # give any injected handler time to fire
+            assert page.evaluate("() => typeof window.__giskard_xss") == "undefined"
+            assert page.title() == title_before and dialogs == []
+        except Exception:
+            page.screenshot(path=str(artifacts / "widgets-failure.png"), full_page=True)
+            raise
+        finally:
+            chromium.close()

@@ -119,3 +119,31 @@ async def test_run_in_a_notebook_loop_is_a_task():
     result = await builder.job
     assert result.failed
     assert "<img" not in builder._w["result"].value and "&lt;img" in builder._w["result"].value
+
+
+def test_default_check_is_a_string_match_form_and_save_confirms_the_stored_id():
+    from giskard_nb import Hub
+    from giskard_nb.widgets import save_to_hub
+
+    hub = Hub(":memory:")
+    project = hub.projects.create("p")
+    dataset = hub.datasets.create(project.id, name="d")
+    builder = ScenarioBuilder(lambda inputs: "ok", on_save=save_to_hub(hub, dataset.id))
+    w = builder._w
+    assert w["kind"].value == "string_matching"  # not all_of's bare JSON box
+    assert [v for _, v in w["kind"].options][:4] == [
+        "string_matching", "regex_matching", "equals", "json_valid",
+    ]  # fmt: skip
+    form = builder._form("string_matching")
+    assert {"keyword", "case_sensitive"} <= set(form.fields)
+    form.set(keyword="ok")
+    w["inputs"].value = "hello"
+    w["add_interaction"].click()
+    w["add_check"].click()
+    w["name"].value = "<script>x</script>"
+    w["save"].click()
+    stored = hub.test_cases.list(dataset.id)[0]
+    assert stored.checks[0].params == {"keyword": "ok"}
+    assert f"<code>{stored.id}</code>" in w["message"].value and "saved" in w["message"].value
+    assert "<script>" not in w["message"].value
+    hub.close()

@@ -67,3 +67,25 @@ def test_bad_use_is_explained():
     pg._w["send"].click()  # empty box
     assert "type a message first" in pg._w["message"].value
     assert pg._w["save"].disabled
+
+
+async def test_enter_sends_and_a_following_click_does_not_resend():
+    pg = Playground(counting_agent)
+    assert pg._w["input"].continuous_update is False  # the value arrives on Enter
+    pg._w["input"].value = "hi"  # what Enter (or leaving the box) does in the browser
+    assert pg.job is not None and pg._w["input"].value == ""
+    assert await pg.job == "turn 1: hi"
+    pg._w["send"].click()  # the click that followed leaving the box: nothing more is sent
+    assert len(pg.trace.interactions) == 1 and pg._w["message"].value == ""
+    assert "giskard-turn-user" in pg._w["chat"].value
+    assert "giskard-turn-assistant" in pg._w["chat"].value
+
+
+def test_save_confirms_with_the_stored_id_and_labels_are_not_cut():
+    pg = Playground(counting_agent, on_save=lambda scenario: {"id": "tc-<42>"})
+    pg.send("a").wait(5)
+    pg._w["name"].value = "<b>mine</b>"
+    pg._w["save"].click()
+    message = pg._w["message"].value
+    assert "saved" in message and "tc-&lt;42&gt;" in message and "<b>mine" not in message
+    assert pg._w["save"].layout.width == "auto"

@@ -44,9 +44,8 @@ def test_filters_by_status_check_tag_and_text(suite_result: SuiteResult):
 
 def test_filter_controls_drive_the_same_method(suite_result: SuiteResult):
     viewer = ResultsViewer(suite_result)
-    viewer._w["f_status"].value = "fail"
-    viewer._w["apply"].click()
-    assert viewer.matches == [1, 4]
+    viewer._w["f_status"].value = "fail"  # a dropdown filters at once: no Filter button
+    assert viewer.matches == [1, 4] and "apply" not in viewer._w
     assert "greets" not in viewer._w["table"].value
     viewer._w["clear"].click()
     assert len(viewer.matches) == 5 and viewer._w["f_status"].value == "(all)"
@@ -128,3 +127,57 @@ def test_to_dataframe_of_nothing_is_empty(suite_result: SuiteResult):
     viewer = ResultsViewer(suite_result)
     viewer.filter(status="skip")
     assert viewer.to_dataframe().empty
+
+
+def test_text_filter_applies_once_typing_pauses(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    viewer._live.debounce.delay = 60  # the timer never fires by itself in this test
+    for typed in ("g", "gr", "greets"):
+        viewer._w["f_search"].value = typed
+    assert viewer.matches == [0, 1, 2, 3, 4] and viewer._live.debounce.pending
+    viewer._live.debounce.flush()  # what the timer does when typing pauses
+    assert viewer.matches == [0] and not viewer._live.debounce.pending
+    viewer._w["f_status"].value = "fail"  # a dropdown applies at once, with the typed text
+    assert viewer.matches == []
+    viewer.clear_filters()
+    assert viewer._w["f_search"].value == "" and not viewer._live.debounce.pending
+
+
+def test_text_filter_fires_by_itself_after_the_pause(suite_result: SuiteResult):
+    import time
+
+    viewer = ResultsViewer(suite_result)
+    viewer._live.debounce.delay = 0.05
+    viewer._w["f_search"].value = "greets"  # no running loop here: a timer thread
+    deadline = time.monotonic() + 10
+    while viewer.matches != [0] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert viewer.matches == [0]
+
+
+def test_results_table_is_left_aligned(suite_result: SuiteResult):
+    html = ResultsViewer(suite_result)._w["table"].value
+    assert "text-align:right" not in html and html.count("text-align:left") > 10
+
+
+def test_hub_style_conversation_renders_as_chat_turns():
+    from giskard_nb import Scenario
+
+    xss = samples.XSS
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": xss},
+        {"role": "user", "content": "hours?"},
+    ]
+    calls = [{"name": "lookup", "arguments": {"q": "<script>x</script>"}}]
+    result = (
+        Scenario("hub case")
+        .interact(messages, "Open <b>Monday</b>", metadata={"tool_calls": calls})
+        .run_sync(lambda inputs: "unused")
+    )
+    html = ResultsViewer(result).open(0)
+    assert "1. user" not in html and "[{" not in html  # no raw JSON list
+    assert html.count("giskard-turn-user") == 2 and html.count("giskard-turn-assistant") == 2
+    assert "<script" not in html and "<img" not in html and "<b>Monday" not in html
+    assert "&lt;img src=x onerror" in html and "lookup" in html
+    assert "&lt;script&gt;x&lt;/script&gt;" in html

@@ -122,3 +122,29 @@ async def test_no_grade_when_every_attempt_errored():
     card = runner._w["card"].value
     assert report.grade is None and ">—</div>" in card and "not assessed" in card
     assert "<script>" not in card
+
+
+def test_wording_badges_and_labels():
+    runner = _runner()
+    assert runner._w["run"].description == "Scan" and "then Scan." in runner._w["state"].value
+    assert "then Run" not in runner._w["state"].value
+    green, red = "#2e7d32", "#c62828"
+    assert "0 findings" in runner._w["counts"].value and green in runner._w["counts"].value
+    runner.findings = 2
+    runner._refresh()
+    assert red in runner._w["counts"].value and green not in runner._w["counts"].value
+    attempts = runner._w["attempts"]
+    assert attempts.style.description_width == "initial" and attempts.layout.width == "auto"
+
+
+async def test_attempt_conversation_is_chat_turns_escaped():
+    runner = _runner()
+    report = await runner.run()
+    rows = [r for r in runner._w["review"].children if getattr(r, "children", None)]
+    details = [row.children[1].value for row in rows]
+    assert details and all("giskard-turn-user" in d for d in details)
+    assert all("giskard-turn-assistant" in d for d in details)
+    assert not any("[{" in d for d in details)  # not a raw JSON list of messages
+    hostile = [d for d in details if "onerror" in d]
+    assert hostile and all("<img" not in d for d in hostile)
+    assert report.attempts
