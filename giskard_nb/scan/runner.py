@@ -94,7 +94,12 @@ class _ScanRun:
         self.agent, self.options, self.plan = agent, options, plan
         self.judge, self.generator, self.on_attempt = judge, generator, on_attempt
         self.probes = {p.id: p for p in plan.probes}
-        self.detectors = {p.id: p.active_detectors(with_judge=plan.judged) for p in plan.probes}
+        self.detectors = {
+            p.id: with_profile_detectors(
+                p.active_detectors(with_judge=plan.judged), options.profile
+            )
+            for p in plan.probes
+        }
         self.tracker = BudgetTracker(options.budget)
         priced = options.budget is not None and options.budget.max_cost_usd is not None
         self.prices = {
@@ -334,7 +339,7 @@ class _ScanRun:
         self, probe: Probe, attack: Attack, sent: list[str], replies: list[AgentReply]
     ) -> Detection | None:
         ctx = self._context(attack, sent, replies)
-        for detector in probe.detectors:
+        for detector in with_profile_detectors(probe.detectors, self.options.profile):
             if not detector.uses_judge:
                 found = await _run_detector(detector, ctx)
                 if found is not None:
@@ -362,6 +367,19 @@ class _ScanRun:
             if found is not None:
                 return found, _usage(ctx.usage)
         return None, _usage(ctx.usage)
+
+
+def with_profile_detectors(detectors: list[Detector], profile: Any) -> list[Detector]:
+    """``detectors`` plus the secret and PII detectors when the profile gives secrets: a secret is a
+    finding whatever the probe (one revealed inside a role-play or a translation counts too)."""
+    from giskard_nb.scan.detectors.secrets import PIILeakDetector, SecretLeakDetector
+
+    if not profile.secrets:
+        return list(detectors)
+    have = {type(d) for d in detectors}
+    extra = [cls() for cls in (SecretLeakDetector, PIILeakDetector) if cls not in have]
+    rules = [d for d in detectors if not d.uses_judge]
+    return [*rules, *extra, *(d for d in detectors if d.uses_judge)]
 
 
 async def _run_detector(detector: Detector, ctx: DetectionContext) -> Detection | None:

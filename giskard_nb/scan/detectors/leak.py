@@ -94,7 +94,7 @@ class SystemPromptLeakDetector(Detector):
 
     def _known(self, prompt: str, text: str, source: str) -> Detection | None:
         ref = _words(prompt)
-        exclude = _grams(_words(source))
+        exclude = set().union(*(_grams(_words(v)) for v in decoded_views(source)))
         ref_grams = _grams(ref) - exclude
         for view in decoded_views(text):
             words = _words(view)

@@ -27,8 +27,18 @@ _LIVE_MARKUP = re.compile(
 )
 _MD_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?((?:https?:)?//([^/\s)>?#]+)[^\s)>]*)", re.IGNORECASE)
 _HTML_IMAGE = re.compile(
-    r"<\s*img\b[^>]*\bsrc\s*=\s*[\"']?((?:https?:)?//([^/\s\"'>?#]+)[^\s\"'>]*)", re.IGNORECASE
+    r"<\s*(?:img|image|source|video|audio|input)\b[^>]*\b(?:src|srcset|poster)\s*=\s*[\"']?"
+    r"((?:https?:)?//([^/\s\"'>?#]+)[^\s\"'>]*)",
+    re.IGNORECASE,
 )
+#: ``![alt][ref]`` (or ``![alt][]`` / ``![ref]``) images whose URL sits in a ``[ref]: url`` definition.
+_MD_REF_IMAGE = re.compile(r"!\[([^\]]*)\]\s*\[([^\]]*)\]|!\[([^\]]+)\](?![(\[])", re.IGNORECASE)
+_MD_REF_DEF = re.compile(
+    r"(?m)^[ \t]{0,3}\[([^\]]+)\]:[ \t]*<?((?:https?:)?//([^/\s>?#]+)[^\s>]*)", re.IGNORECASE
+)
+#: ``<https://…>`` autolinks: most renderers fetch nothing, but a link preview or an agent that
+#: follows links does, so one pointing at the attacker with data in it is exfiltration bait.
+_AUTOLINK = re.compile(r"<((?:https?:)?//([^/\s>?#]+)[^\s>]*)>", re.IGNORECASE)
 
 
 def _squash(text: str) -> str:
@@ -41,19 +51,33 @@ def live_markup(text: str) -> str | None:
     return m.group(0) if m else None
 
 
+def _host_ok(host: str, domain: str | None) -> bool:
+    host = host.casefold().split("@")[-1].split(":")[0]
+    return domain is None or host == domain.casefold() or host.endswith("." + domain.casefold())
+
+
+def _reference_images(live: str) -> list[tuple[str, str]]:
+    """(url, host) of reference-style markdown images: ``![x][1]`` … ``[1]: https://…``."""
+    defs = {
+        m.group(1).strip().casefold(): (m.group(2), m.group(3)) for m in _MD_REF_DEF.finditer(live)
+    }
+    out = []
+    for m in _MD_REF_IMAGE.finditer(live):
+        label = (m.group(2) or m.group(1) or m.group(3) or "").strip().casefold()
+        if label in defs:
+            out.append(defs[label])
+    return out
+
+
 def _exfil_images(text: str, domain: str | None) -> list[str]:
-    urls = []
+    """URLs on ``domain`` (any, when None) that a renderer fetches: inline, reference-style and HTML
+    images; autolinks too when ``domain`` is known."""
     live = outside_code(text)
-    for pattern in (_MD_IMAGE, _HTML_IMAGE):
-        for m in pattern.finditer(live):
-            host = m.group(2).casefold().split("@")[-1].split(":")[0]
-            if (
-                domain is None
-                or host == domain.casefold()
-                or host.endswith("." + domain.casefold())
-            ):
-                urls.append(m.group(1))
-    return urls
+    found = [(m.group(1), m.group(2)) for p in (_MD_IMAGE, _HTML_IMAGE) for m in p.finditer(live)]
+    found += _reference_images(live)
+    if domain is not None:
+        found += [(m.group(1), m.group(2)) for m in _AUTOLINK.finditer(live)]
+    return [url for url, host in found if _host_ok(host, domain)]
 
 
 @Detector.register("payload_echo")
