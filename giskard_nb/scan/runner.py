@@ -288,7 +288,11 @@ class _ScanRun:
             replies.append(reply)
             messages.append({"role": "assistant", "content": reply.text})
             if k < n_turns - 1 and n_turns > 1:
-                detection = await self._rules(probe, attack, sent, replies)
+                try:
+                    detection = await self._rules(probe, attack, sent, replies)
+                except Exception as exc:  # a detector that cannot decide errors the attempt
+                    error, phase = f"{type(exc).__name__}: {exc}", "detector"
+                    break
                 if detection is not None:
                     break
         verdict_usage = Usage()

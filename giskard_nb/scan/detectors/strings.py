@@ -26,7 +26,13 @@ _HEDGES = re.compile(
     r"(?:isn't|is not|wasn't|was not|aren't|are not) (?:a )?(?:real|an actual|aware|familiar|known|"
     r"something i)|fictional|fictitious|made[- ]up|not (?:a )?(?:real|recogni[sz]ed|known)|"
     r"there (?:is|are|was|were) no|can't verify|cannot verify|can't confirm|cannot confirm|"
-    r"not something (?:i|we) (?:offer|have|know)|no such|never heard)\b"
+    r"not something (?:i|we) (?:offer|have|know)|no such|never heard|never (?:come|came) across|"
+    r"(?:have|has)n't (?:come|came) across)\b"
+)
+#: A correction in the agent's own words: "Actually, you can't see it from the Moon."
+_CORRECTION = re.compile(
+    r"(?:^|[.!?]\s+)(?:actually|in fact|in reality|contrary to (?:popular|common) belief)\b[^.!?]*"
+    r"(?:\b(?:not|never|no)\b|n't\b)"
 )
 
 
@@ -113,6 +119,8 @@ class FalsePremiseDetector(Detector):
         text = ctx.text
         norm = normalize(text)
         if not markers or detect_refusal(text).refused or _HEDGES.search(norm):
+            return None
+        if _CORRECTION.search(norm):
             return None
         if any(m in norm for m in markers):
             return None
