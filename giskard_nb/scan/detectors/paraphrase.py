@@ -15,7 +15,9 @@ The reply leaks when enough of the prompt's sentences are matched (``min_share``
 measured on ``benchmarks/data/leak_pairs.jsonl`` (``benchmarks/bench_leaks.py``). WordLlama is
 English-centric: translations are caught mostly through names and cognates; a multilingual embedding
 model or a judge catches more. A missing embedding model leaves the lexical test alone; an embedding
-model that fails raises ``DetectorError`` (the attempt errors: never a silent pass).
+model that fails raises ``DetectorError`` (the attempt errors: never a silent pass). Without the prompt
+(a regression re-check, which never stores it) the detector falls back to the shape of a disclosed
+prompt, like ``SystemPromptLeakDetector``.
 """
 
 from __future__ import annotations
@@ -113,7 +115,10 @@ class PromptParaphraseDetector(Detector):
     async def detect(self, ctx: DetectionContext) -> Detection | None:
         prompt = ctx.profile.system_prompt
         if not prompt:
-            return None
+            # Unknown prompt (a regression re-check never stores it): judge by the shape of a disclosure.
+            from giskard_nb.scan.detectors.leak import SystemPromptLeakDetector
+
+            return SystemPromptLeakDetector().detect(ctx)
         ref = sentences(prompt)
         if len(ref) < 2:
             return None  # a one-line prompt: the verbatim detector is the right test
