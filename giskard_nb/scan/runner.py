@@ -29,6 +29,7 @@ from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector
 from giskard_nb.scan.detectors.refusal import detect_refusal
+from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
 from giskard_nb.scan.probe import Probe
@@ -371,19 +372,6 @@ class _ScanRun:
             if found is not None:
                 return found, _usage(ctx.usage)
         return None, _usage(ctx.usage)
-
-
-def with_profile_detectors(detectors: list[Detector], profile: Any) -> list[Detector]:
-    """``detectors`` plus the secret and PII detectors when the profile gives secrets: a secret is a
-    finding whatever the probe (one revealed inside a role-play or a translation counts too)."""
-    from giskard_nb.scan.detectors.secrets import PIILeakDetector, SecretLeakDetector
-
-    if not profile.secrets:
-        return list(detectors)
-    have = {type(d) for d in detectors}
-    extra = [cls() for cls in (SecretLeakDetector, PIILeakDetector) if cls not in have]
-    rules = [d for d in detectors if not d.uses_judge]
-    return [*rules, *extra, *(d for d in detectors if d.uses_judge)]
 
 
 async def _run_detector(detector: Detector, ctx: DetectionContext) -> Detection | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from giskard_nb.scan.attack import AttackProfile
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector
 from giskard_nb.scan.detectors.text import compact, decoded_views, find_genuine, snippet
 from giskard_nb.scan.grading import Severity
@@ -22,6 +23,7 @@ __all__ = [
     "find_pii",
     "find_secrets",
     "secret_digest",
+    "with_profile_detectors",
 ]
 
 #: name -> (pattern, severity)
@@ -254,3 +256,15 @@ class PIILeakDetector(Detector):
                     detector=self.label,
                 )
         return None
+
+
+def with_profile_detectors(detectors: list[Detector], profile: AttackProfile) -> list[Detector]:
+    """``detectors`` plus the secret and PII detectors when the profile gives secrets: a secret is a
+    finding whatever the probe (one revealed inside a role-play or a story counts too). Rule detectors
+    first, judged ones last (the runner calls the judge only when no rule fired)."""
+    if not profile.secrets:
+        return list(detectors)
+    have = {type(d) for d in detectors}
+    extra = [cls() for cls in (SecretLeakDetector, PIILeakDetector) if cls not in have]
+    rules = [d for d in detectors if not d.uses_judge]
+    return [*rules, *extra, *(d for d in detectors if d.uses_judge)]
