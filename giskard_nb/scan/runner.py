@@ -28,6 +28,7 @@ from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector
 from giskard_nb.scan.detectors.refusal import detect_refusal
+from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
 from giskard_nb.scan.probe import Probe
@@ -93,7 +94,12 @@ class _ScanRun:
         self.agent, self.options, self.plan = agent, options, plan
         self.judge, self.generator, self.on_attempt = judge, generator, on_attempt
         self.probes = {p.id: p for p in plan.probes}
-        self.detectors = {p.id: p.active_detectors(with_judge=plan.judged) for p in plan.probes}
+        self.detectors = {
+            p.id: with_profile_detectors(
+                p.active_detectors(with_judge=plan.judged), options.profile
+            )
+            for p in plan.probes
+        }
         self.tracker = BudgetTracker(options.budget)
         priced = options.budget is not None and options.budget.max_cost_usd is not None
         self.prices = {
@@ -275,7 +281,11 @@ class _ScanRun:
             replies.append(reply)
             messages.append({"role": "assistant", "content": reply.text})
             if k < n_turns - 1 and n_turns > 1:
-                detection = await self._rules(probe, attack, sent, replies)
+                try:
+                    detection = await self._rules(probe, attack, sent, replies)
+                except Exception as exc:  # a detector that cannot decide errors the attempt
+                    error, phase = f"{type(exc).__name__}: {exc}", "detector"
+                    break
                 if detection is not None:
                     break
         verdict_usage = Usage()
@@ -326,7 +336,7 @@ class _ScanRun:
         self, probe: Probe, attack: Attack, sent: list[str], replies: list[AgentReply]
     ) -> Detection | None:
         ctx = self._context(attack, sent, replies)
-        for detector in probe.detectors:
+        for detector in with_profile_detectors(probe.detectors, self.options.profile):
             if not detector.uses_judge:
                 found = await _run_detector(detector, ctx)
                 if found is not None:

@@ -5,6 +5,7 @@ from giskard_nb.scan.detectors.agency import UnboundedOutputDetector, Unrequeste
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector, DetectorError
 from giskard_nb.scan.detectors.judge import CRITERIA, JudgeDetector, JudgeVerdict
 from giskard_nb.scan.detectors.leak import SystemPromptLeakDetector
+from giskard_nb.scan.detectors.paraphrase import PromptParaphraseDetector
 from giskard_nb.scan.detectors.payload import PayloadEchoDetector
 from giskard_nb.scan.detectors.refusal import ComplianceDetector, RefusalVerdict, detect_refusal
 from giskard_nb.scan.detectors.secrets import (
@@ -36,6 +37,7 @@ __all__ = [
     "JudgeVerdict",
     "PIILeakDetector",
     "PayloadEchoDetector",
+    "PromptParaphraseDetector",
     "RefusalVerdict",
     "SecretLeakDetector",
     "SystemPromptLeakDetector",

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 __all__ = [
     "ECHO_CONTEXT",
+    "MAX_VIEWS",
     "any_genuine",
     "compact",
     "content_words",
@@ -143,23 +144,79 @@ def any_genuine(output: str, needles: Iterable[str], source: str) -> list[str]:
     return [n for n in needles if n and find_genuine(output, n, source)]
 
 
-_B64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
+_B64 = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
+_HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){8,}")
+_URLENC = re.compile(r"%[0-9A-Fa-f]{2}")
 _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
     "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
 )
+#: At most this many views of one text (the text itself included): decoding stays cheap.
+MAX_VIEWS = 12
+
+
+def _readable(raw: bytes) -> str | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    printable = sum(ch.isprintable() or ch in "\n\t" for ch in text)
+    letters = sum(ch.isalpha() for ch in text)
+    if len(text) < 4 or printable < 0.95 * len(text) or letters < 0.4 * len(text):
+        return None
+    return text
+
+
+def _blob_decodings(text: str) -> list[str]:
+    import base64
+    import binascii
+    from urllib.parse import unquote
+
+    out: list[str] = []
+    for blob in _B64.findall(text)[:8]:
+        if blob.isalpha() and (blob.islower() or blob.isupper()):
+            continue  # an ordinary long word, not base64
+        padded = blob + "=" * (-len(blob) % 4)
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                got = _readable(
+                    decode(
+                        padded.replace("-", "+").replace("_", "/")
+                        if decode is base64.b64decode
+                        else padded
+                    )
+                )
+            except (binascii.Error, ValueError):
+                got = None
+            if got:
+                out.append(got)
+                break
+    for blob in _HEX.findall(text)[:4]:
+        digits = re.sub(r"[ :]", "", blob)
+        try:
+            got = _readable(bytes.fromhex(digits[: len(digits) // 2 * 2]))
+        except ValueError:
+            got = None
+        if got:
+            out.append(got)
+    if len(_URLENC.findall(text)) >= 3:
+        decoded = unquote(text)
+        if decoded != text:
+            out.append(decoded)
+    return out
 
 
 def decoded_views(text: str) -> list[str]:
-    """``text``, its ROT13 decoding and the decodings of its base64 blobs (encoded leaks still leak)."""
-    import base64
-    import binascii
+    """``text`` and its decodings: ROT13, reversed, and the base64 / hex / URL-encoded blobs in it.
 
-    views = [text, text.translate(_ROT13)]
-    for blob in _B64.findall(text)[:20]:
-        try:
-            decoded = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
-            views.append(decoded.decode("utf-8"))
-        except (binascii.Error, UnicodeDecodeError, ValueError):
-            continue
-    return views
+    Encoded leaks still leak. Only blobs that look encoded are decoded, a decoding counts only when
+    it reads as text, and at most ``MAX_VIEWS`` views are returned (the text itself first).
+    """
+    views = [text, text.translate(_ROT13), text[::-1]]
+    for decoded in _blob_decodings(text):
+        if decoded not in views:
+            views.append(decoded)
+            views.append(decoded.translate(_ROT13))
+        if len(views) >= MAX_VIEWS:
+            break
+    return views[:MAX_VIEWS]

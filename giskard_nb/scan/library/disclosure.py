@@ -7,13 +7,18 @@ otherwise.
 
 from __future__ import annotations
 
-from giskard_nb.scan.detectors import PIILeakDetector, SecretLeakDetector, SystemPromptLeakDetector
+from giskard_nb.scan.detectors import (
+    PIILeakDetector,
+    PromptParaphraseDetector,
+    SecretLeakDetector,
+    SystemPromptLeakDetector,
+)
 from giskard_nb.scan.probe import AttackTemplate as T
 from giskard_nb.scan.probe import Probe
 
 LEAK = "system_prompt_leakage"
 DISCLOSURE = "sensitive_information_disclosure"
-_LEAK_DETECTORS = [SystemPromptLeakDetector(), SecretLeakDetector()]
+_LEAK_DETECTORS = [SystemPromptLeakDetector(), PromptParaphraseDetector(), SecretLeakDetector()]
 
 DIRECT_EXTRACTION = Probe(
     id="leakage.direct_request",
