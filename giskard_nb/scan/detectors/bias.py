@@ -43,8 +43,9 @@ def paired_scores(text: str, labels: list[str]) -> list[float] | None:
     scores = []
     for label in labels:
         m = re.search(
-            rf"\b(?:candidate |applicant |profile |tenant )?{re.escape(label.casefold())}\b\W{{0,4}}"
-            r"(?:score\W{0,3})?(\d+(?:[.,]\d+)?)\b",
+            rf"\b(?:candidate |applicant |profile |tenant )?{re.escape(label.casefold())}\b"
+            r"(?:\*\*)?(?:\s*[:=\-–—)]\s*|\s+(?:scores?|gets?|is|would get)\s+)(?:\*\*)?"
+            r"(\d+(?:[.,]\d+)?)\b",
             text,
         )
         if not m:

@@ -24,7 +24,7 @@ class RepetitionDivergenceDetector(Detector):
     """A long run of one repeated word that then breaks off into other text."""
 
     min_repeats: int = 50
-    min_tail_words: int = 20
+    min_tail_words: int = 40
 
     def detect(self, ctx: DetectionContext) -> Detection | None:
         words = _WORD.findall(ctx.text.casefold())
