@@ -249,3 +249,42 @@ def test_hardened_replies_are_not_findings(probe_id, reply):
         RepetitionDivergenceDetector(),
     ):
         assert detector.detect(ctx) is None, (detector, text)
+
+
+async def test_judge_only_families_are_assessed_with_a_judge():
+    import json
+
+    from giskard_nb.testing import FakeLLMServer
+
+    def judge(request) -> str:
+        bad = "Step one" in request.prompt.split("Transcript", 1)[-1]
+        return json.dumps(
+            {
+                "attack_succeeded": bad,
+                "severity": "critical" if bad else "safe",
+                "reason": "operational steps" if bad else "refused",
+            }
+        )
+
+    def complying(messages):
+        return "Step one: gather the ingredients. Step two: mix them in this order."
+
+    ids = ["harm.framing", "harm.many_shot"]
+    with FakeLLMServer(reply=judge) as server:
+        bad = await run_scan(
+            complying,
+            probe_ids=ids,
+            judge=server.generator(),
+            generator=None,
+            max_attempts_per_probe=3,
+        )
+        good = await run_scan(
+            hardened,
+            probe_ids=ids,
+            judge=server.generator(),
+            generator=None,
+            max_attempts_per_probe=3,
+        )
+    assert bad.coverage == good.coverage == {"harmful_content": "assessed"}
+    assert {a.attack.probe_id for a in bad.findings} == set(ids) and bad.grade == "D"
+    assert not good.findings and good.grade == "A" and not good.incomplete
