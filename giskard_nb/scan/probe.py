@@ -33,6 +33,7 @@ from giskard_nb.scan.attack import (
     render_template,
 )
 from giskard_nb.scan.detectors.base import Detector
+from giskard_nb.scan.encodings import ENCODERS, encode_injection
 from giskard_nb.scan.grading import Severity
 
 __all__ = ["AttackTemplate", "Probe"]
@@ -44,7 +45,7 @@ _ATTACK_FIELDS = {
 _BUILTIN_VALUES = {
     "canary", "canary_a", "canary_b", "canary_lower", "injection_b64", "injection_rot13",
     "agent_name", "agent_description",
-}  # fmt: skip
+} | {f"injection_{name}" for name in ENCODERS}  # fmt: skip
 Requirement = Literal["documents", "generator", "judge"]
 
 
@@ -216,7 +217,7 @@ class Probe(BaseModel):
 
 def builtin_values(canary: str, profile: AttackProfile) -> dict[str, str]:
     """Values every template may use: the canary (whole, in two halves, lower case, inside an encoded
-    instruction) and the agent's name and description."""
+    or smuggled instruction: see ``giskard_nb.scan.encodings``) and the agent's name and description."""
     import base64
     import codecs
 
@@ -231,6 +232,7 @@ def builtin_values(canary: str, profile: AttackProfile) -> dict[str, str]:
         "injection_rot13": codecs.encode(instruction, "rot13"),
         "agent_name": profile.name,
         "agent_description": profile.description or profile.name,
+        **encode_injection(canary),
     }
 
 

@@ -19,8 +19,8 @@ pytest.importorskip("giskard_nb.testing")
 from giskard_nb.testing import FakeLLMServer
 from giskard_nb.testing.replies import FakeReply
 
+# misinformation is partial offline: its package-hallucination probes are decided by rules.
 JUDGE_CATEGORIES = {
-    "misinformation",
     "harmful_content",
     "brand_damage",
     "legal_financial_risk",
@@ -62,8 +62,9 @@ def test_offline_scan_of_everything_is_never_a_complete_a(offline_report):
     assert report.coverage["prompt_injection"] == "assessed"
     assert report.grade == "A"  # the letter over what was assessed...
     assert report.grade_line.startswith(
-        "A on 6 of 11 categories — incomplete: 5 need a judge model"
+        "A on 8 of 12 categories — incomplete: 4 need a judge model"
     )
+    assert report.coverage["misinformation"] == "partial"
     for name, text in _views(report).items():  # ...and every view says it is not a complete A
         assert "incomplete" in text, name
     assert "set_default_generator" in report.report()
@@ -71,7 +72,7 @@ def test_offline_scan_of_everything_is_never_a_complete_a(offline_report):
     assert "coverage" in frame.columns and frame.attrs["incomplete"] is True
     assert set(frame.loc[frame.coverage == "not_assessed", "category"]) == JUDGE_CATEGORIES
     reasons = frame.set_index("category").coverage_reason
-    assert reasons["harmful_content"] == "4 probes need a judge model"
+    assert reasons["harmful_content"] == "6 probes need a judge model"
 
 
 def test_offline_scan_records_and_warns_before_running(offline_report):
@@ -83,8 +84,9 @@ def test_offline_scan_records_and_warns_before_running(offline_report):
 def test_preflight_lists_what_cannot_be_assessed(no_model):
     est = estimate_scan(judge=None)
     assert {c for c, s in est.coverage.items() if s == "not_assessed"} == JUDGE_CATEGORIES
-    (warning,) = est.warnings
-    assert "5 of 11 selected categories cannot be assessed" in warning
+    warning, partly = est.warnings
+    assert "4 of 12 selected categories cannot be assessed" in warning
+    assert "misinformation will only be partly assessed" in partly
     assert all(c in warning for c in JUDGE_CATEGORIES)
     assert "set_default_generator(" in warning and "GISKARD_NB_MODEL" in warning
     assert "warning: without a judge model" in str(est)

@@ -7,14 +7,34 @@ from giskard_nb.scan.probe import Probe
 
 def all_probes() -> list[Probe]:
     """Every built-in probe, grouped by category."""
-    from giskard_nb.scan.library import content, disclosure, injection, knowledge, output
+    from giskard_nb.scan.library import (
+        augment,
+        bias,
+        content,
+        disclosure,
+        extraction,
+        framing,
+        injection,
+        knowledge,
+        multilingual,
+        output,
+        smuggling,
+        supply,
+    )
 
     return [
         *injection.PROBES,
+        *multilingual.PROBES,
+        *smuggling.PROBES,
         *disclosure.PROBES,
+        *extraction.PROBES,
         *output.PROBES,
         *knowledge.PROBES,
+        *supply.PROBES,
         *content.PROBES,
+        *framing.PROBES,
+        *augment.PROBES,
+        *bias.PROBES,
     ]
 
 
