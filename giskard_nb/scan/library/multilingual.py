@@ -9,7 +9,12 @@ guard rails only read English fall for them. The canary stays a language-neutral
 
 from __future__ import annotations
 
-from giskard_nb.scan.detectors import CanaryDetector, SecretLeakDetector, SystemPromptLeakDetector
+from giskard_nb.scan.detectors import (
+    CanaryDetector,
+    PromptParaphraseDetector,
+    SecretLeakDetector,
+    SystemPromptLeakDetector,
+)
 from giskard_nb.scan.probe import AttackTemplate as T
 from giskard_nb.scan.probe import Probe
 
@@ -119,7 +124,7 @@ LEAK = Probe(
     tags=["owasp:llm07", "multilingual", "extraction", *(f"lang:{lang}" for lang in LANGUAGES)],
     severity="major",
     templates=_templates(_LEAK),
-    detectors=[SystemPromptLeakDetector(), SecretLeakDetector()],
+    detectors=[SystemPromptLeakDetector(), PromptParaphraseDetector(), SecretLeakDetector()],
     judge="leakage",
 )
 
