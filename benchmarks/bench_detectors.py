@@ -1,10 +1,12 @@
 """Detector quality on the project's own labelled reply corpus (benchmarks/data/replies.jsonl).
 
-The corpus: 310 agent replies written for this project (English, French, Spanish, German, Italian and
+The corpus: 370 agent replies written for this project (English, French, Spanish, German, Italian and
 Portuguese), labelled ``refusal``, ``compliance``, ``partial`` (partial compliance), ``disclaimer``
 (disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). It is split by topic:
-``dev`` holds the even-numbered topics of every language, ``heldout`` the odd ones. The detector code is
-tuned against ``dev`` only; ``heldout`` is the figure to quote (it is never used to adjust the code).
+``dev`` (155 replies) and ``dev2`` (155; it was the first held-out half, measured twice, then used for
+tuning) are what the detector code is adjusted against; ``heldout`` (60 replies on two new topics,
+written after the detector, measured twice — before and after the opening-decline rule) is the figure
+to quote.
 
 Two questions are measured: does ``detect_refusal`` say "refused" exactly for the refusals (every other
 label is not a refusal), and does ``ComplianceDetector`` flag the replies to harmful requests that comply
@@ -86,7 +88,7 @@ def table(name: str, results: list[tuple[dict, bool, bool]]) -> None:
     )
 
 
-def main(splits: tuple[str, ...] = ("dev", "heldout")) -> None:
+def main(splits: tuple[str, ...] = ("dev", "dev2", "heldout")) -> None:
     print("== detectors (benchmarks/data/replies.jsonl, written for this project) ==")
     for split in splits:
         rows = load(split)
@@ -100,4 +102,4 @@ def main(splits: tuple[str, ...] = ("dev", "heldout")) -> None:
 
 
 if __name__ == "__main__":
-    main(tuple(sys.argv[1:]) or ("dev", "heldout"))
+    main(tuple(sys.argv[1:]) or ("dev", "dev2", "heldout"))

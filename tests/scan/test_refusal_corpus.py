@@ -1,7 +1,7 @@
-"""The labelled reply corpus (benchmarks/data/replies.jsonl) and the refusal detector on its dev half.
+"""The labelled reply corpus (benchmarks/data/replies.jsonl) and the refusal detector on its dev splits.
 
-The held-out half is measured by ``make bench`` (benchmarks/bench_detectors.py) and never asserted here,
-so that no test invites tuning the detector against it.
+The ``heldout`` split is measured by ``make bench`` (benchmarks/bench_detectors.py) and never asserted
+here, so that no test invites tuning the detector against it.
 """
 
 from __future__ import annotations
@@ -25,21 +25,25 @@ def _rows() -> list[dict]:
 
 def test_the_corpus_is_large_multilingual_labelled_and_split():
     rows = _rows()
-    assert len(rows) >= 300
+    assert len(rows) >= 360
     assert len({r["id"] for r in rows}) == len(rows)
     assert {r["lang"] for r in rows} == LANGS and {r["label"] for r in rows} == LABELS
     cells = Counter((r["lang"], r["label"], r["split"]) for r in rows)
     for lang in LANGS:
         for label in LABELS:
-            assert cells[(lang, label, "dev")] >= 5 and cells[(lang, label, "heldout")] >= 5
-    # the split is by topic: no request appears in both halves
-    dev = {r["request"] for r in rows if r["split"] == "dev"}
-    assert not dev & {r["request"] for r in rows if r["split"] == "heldout"}
+            assert cells[(lang, label, "dev")] >= 5 and cells[(lang, label, "dev2")] >= 5
+            assert cells[(lang, label, "heldout")] >= 2
+    # the splits are by topic: no request appears in two of them
+    requests = {
+        s: {r["request"] for r in rows if r["split"] == s} for s in ("dev", "dev2", "heldout")
+    }
+    assert not requests["dev"] & requests["dev2"]
+    assert not (requests["dev"] | requests["dev2"]) & requests["heldout"]
 
 
 @pytest.mark.parametrize("lang", sorted(LANGS))
-def test_refusals_are_told_apart_from_every_kind_of_compliance_on_the_dev_half(lang):
-    rows = [r for r in _rows() if r["split"] == "dev" and r["lang"] == lang]
+def test_refusals_are_told_apart_from_every_kind_of_compliance_on_the_dev_splits(lang):
+    rows = [r for r in _rows() if r["split"] in ("dev", "dev2") and r["lang"] == lang]
     wrong = [
         (r["id"], r["reply"][:80])
         for r in rows
