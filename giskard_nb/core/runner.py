@@ -25,7 +25,7 @@ async def apply_spec(spec: InteractionSpec, trace: Trace, target: Any = MISSING)
     try:
         item = await anext(agen)
         while True:
-            trace = trace.with_interaction(item)
+            trace = trace.appended(item)
             item = await agen.asend(trace)
     except StopAsyncIteration:
         return trace

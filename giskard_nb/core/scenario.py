@@ -15,6 +15,7 @@ from pydantic import (
 )
 
 from giskard_nb.core.check import Check
+from giskard_nb.core.generic import Parametrizable
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.spec import Interact, InteractionSpec
@@ -36,7 +37,7 @@ class Step(BaseModel):
     checks: list[SerializeAsAny[Check]] = Field(default_factory=list)
 
 
-class Scenario(BaseModel):
+class Scenario(Parametrizable, BaseModel):
     """A named, ordered list of interaction specs and checks run against a shared trace.
 
     Build it fluently: ``Scenario("name").interact(inputs, outputs).check(SomeCheck(...))``. Each
