@@ -9,6 +9,7 @@ target bound at run time.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import typing
 from abc import abstractmethod
@@ -253,6 +254,30 @@ class Interact(InteractionSpec):
 
 def _is_plain_callable(value: Any) -> bool:
     return callable(value) and not isinstance(value, type | InputGenerator | Registered)
+
+
+def trace_type_for(target: Any) -> type[Trace] | None:
+    """The ``Trace`` subclass a callable target annotates one of its parameters with (giskard-checks infers
+    the trace type of a run this way), else ``None``."""
+    if target is MISSING or not callable(target) or isinstance(target, type):
+        return None
+    try:
+        return _trace_hint(target)
+    except TypeError:  # an unhashable callable object: not cached
+        return _trace_hint.__wrapped__(target)
+
+
+@functools.lru_cache(maxsize=256)
+def _trace_hint(target: Any) -> type[Trace] | None:
+    try:
+        hints = typing.get_type_hints(target)
+    except Exception:  # unreadable annotations: no inference
+        return None
+    hints.pop("return", None)
+    for hint in hints.values():
+        if isinstance(hint, type) and issubclass(hint, Trace) and hint is not Trace:
+            return hint
+    return None
 
 
 def _input_annotation(target: Any) -> type | None:

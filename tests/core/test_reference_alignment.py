@@ -123,3 +123,29 @@ def test_giskard_checks_env_vars_are_fallbacks(monkeypatch):
 
 def test_py_typed_marker_is_shipped():
     assert resources.files("giskard_nb").joinpath("py.typed").is_file()
+
+
+class _ChatTrace(Trace):
+    @property
+    def turns(self) -> int:
+        return len(self.interactions)
+
+
+def test_the_trace_type_is_inferred_from_the_target_annotation():
+    def agent(inputs: str, trace: _ChatTrace) -> str:
+        return f"turn {trace.turns}"
+
+    result = Scenario("inferred", target=agent).interact("a").interact("b").run_sync()
+    assert type(result.final_trace) is _ChatTrace
+    assert result.final_trace.last.outputs == "turn 1"
+    explicit = Scenario("explicit", target=agent, trace_type=Trace).interact("a").run_sync()
+    assert type(explicit.final_trace) is Trace  # an explicit trace_type wins
+
+    class Callable:
+        __hash__ = None
+
+        def __call__(self, inputs):
+            return inputs
+
+    plain = Scenario("plain", target=Callable()).interact("a").run_sync()
+    assert type(plain.final_trace) is Trace and plain.final_trace.last.outputs == "a"
