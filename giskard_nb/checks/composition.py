@@ -30,7 +30,10 @@ class _Group(Check):
 
 @Check.register("all_of")
 class AllOf(_Group):
-    """PASS when every inner check passes (skips ignored). Stops at the first FAIL or ERROR, which it returns."""
+    """PASS when every inner check passes (skips ignored). Stops at the first FAIL or ERROR, which it returns.
+
+    The PASS message joins the inner pass messages with ``"; "`` (as giskard-checks does).
+    """
 
     async def run(self, trace: Trace) -> CheckResult:
         results = []
@@ -44,12 +47,15 @@ class AllOf(_Group):
                 )
         if all(r.skipped for r in results):
             return CheckResult.skip("All checks were skipped.", details=_inner(results))
-        return CheckResult.success("All checks passed.", details=_inner(results))
+        messages = [r.message for r in results if r.passed and r.message]
+        message = "; ".join(messages) if messages else "All checks passed."
+        return CheckResult.success(message, details=_inner(results))
 
 
 @Check.register("any_of")
 class AnyOf(_Group):
-    """PASS as soon as one inner check passes. Otherwise ERROR if any errored, FAIL if any failed, else SKIP."""
+    """PASS at the first passing arm, ERROR at the first erroring arm (a broken arm is never hidden by a
+    later pass, as in giskard-checks); otherwise FAIL if any failed, else SKIP."""
 
     async def run(self, trace: Trace) -> CheckResult:
         results = []
@@ -60,13 +66,13 @@ class AnyOf(_Group):
                 return CheckResult.success(
                     f"{r.check_name or 'check'} passed: {r.message}", details=_inner(results)
                 )
+            if r.errored:
+                return CheckResult.error(
+                    f"{r.check_name or 'check'} errored: {r.message}", details=_inner(results)
+                )
         reasons = "; ".join(
             f"{r.check_name or 'check'}: {r.message}" for r in results if not r.skipped
         )
-        if any(r.errored for r in results):
-            return CheckResult.error(
-                f"No check passed and some errored. {reasons}", details=_inner(results)
-            )
         if any(r.failed for r in results):
             return CheckResult.failure(f"No check passed. {reasons}", details=_inner(results))
         return CheckResult.skip("All checks were skipped.", details=_inner(results))

@@ -60,7 +60,10 @@ class CompiledPath:
         )
 
     def find(self, data: Any) -> Any:
-        """Evaluate on ``data`` (the object the root names). Returns a value, a list, or NoMatch."""
+        """Evaluate on ``data`` (the object the root names). Returns a value, a list, or NoMatch.
+
+        As in giskard-checks, a list-type path that matches nothing gives ``[]`` (not NoMatch).
+        """
         if self.steps is not None:
             value = data
             for step in self.steps:
@@ -73,8 +76,10 @@ class CompiledPath:
             m.value
             for m in self.expr.find({self.root: root_data} if self.root != "$" else root_data)
         ]
-        if not matches:
-            return NoMatch(key=self.source)
+        if (
+            not matches
+        ):  # a list-type path (``[*]``, ``..``, slices, filters) over nothing is ``[]``
+            return [] if self.is_list else NoMatch(key=self.source)
         if len(matches) == 1 and not self.is_list:
             return matches[0]
         return matches

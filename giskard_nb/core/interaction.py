@@ -6,13 +6,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from giskard_nb.core.missing import Value
+from giskard_nb.core.generic import Parametrizable
+from giskard_nb.core.missing import MISSING, Value
+from giskard_nb.errors import GiskardValidationError
 
 __all__ = ["Interaction", "Trace"]
 
 
-class Interaction(BaseModel):
-    """One exchange with the system under test: ``inputs``, ``outputs`` and free ``metadata``."""
+class Interaction(Parametrizable, BaseModel):
+    """One exchange with the system under test: ``inputs``, ``outputs`` and free ``metadata``.
+
+    ``Interaction[InputType, OutputType]`` is accepted for typing (it returns ``Interaction``).
+    """
 
     model_config = ConfigDict(defer_build=True, frozen=True, arbitrary_types_allowed=True)
 
@@ -21,7 +26,7 @@ class Interaction(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class Trace(BaseModel):
+class Trace(Parametrizable, BaseModel):
     """The immutable, ordered history of interactions of one scenario run.
 
     Subclass it to add computed fields or helpers and select it with ``Scenario(trace_type=...)``.
@@ -38,8 +43,38 @@ class Trace(BaseModel):
         """The most recent interaction, or ``None`` when the trace is empty."""
         return self.interactions[-1] if self.interactions else None
 
-    def with_interaction(self, interaction: Interaction) -> Trace:
-        """A new trace (of the same class) with ``interaction`` appended."""
+    @classmethod
+    async def from_interactions(cls, *items: Any, target: Any = MISSING) -> Trace:
+        """A trace of this class built from interactions and/or interaction specs (resolved in order)."""
+        return await cls().with_interactions(*items, target=target)
+
+    async def with_interaction(self, item: Any, *, target: Any = MISSING) -> Trace:
+        """A new trace with ``item`` appended: an ``Interaction``, or an ``InteractionSpec`` (such as an
+        ``Interact``) resolved against this trace (``target`` is passed to specs that call one).
+
+        The synchronous twin for a ready ``Interaction`` is ``appended``.
+        """
+        if isinstance(item, Interaction):
+            return self.appended(item)
+        from giskard_nb.core.runner import apply_spec
+        from giskard_nb.core.spec import InteractionSpec
+
+        if not isinstance(item, InteractionSpec):
+            raise GiskardValidationError(
+                f"with_interaction takes an Interaction or an InteractionSpec (e.g. Interact(...)), "
+                f"got {type(item).__name__}"
+            )
+        return await apply_spec(item, self, target)
+
+    async def with_interactions(self, *items: Any, target: Any = MISSING) -> Trace:
+        """A new trace with each interaction or spec of ``items`` appended in order."""
+        trace = self
+        for item in items:
+            trace = await trace.with_interaction(item, target=target)
+        return trace
+
+    def appended(self, interaction: Interaction) -> Trace:
+        """A new trace (of the same class) with ``interaction`` appended (synchronous, no validation)."""
         new = object.__new__(type(self))
         object.__setattr__(
             new, "__dict__", {**self.__dict__, "interactions": [*self.interactions, interaction]}

@@ -10,11 +10,15 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, computed_field, model_validator
 
+from giskard_nb.core.generic import Parametrizable
 from giskard_nb.errors import DuplicateKindError, GiskardValidationError, UnknownKindError
 
 
-class Registered(BaseModel):
-    """Base of the registered families. Not used directly."""
+class Registered(Parametrizable, BaseModel):
+    """Base of the registered families. Not used directly.
+
+    ``Root[...]`` (e.g. ``Check[str, str, Trace[str, str]]``) returns the class itself: see ``core.generic``.
+    """
 
     model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 

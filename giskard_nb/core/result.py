@@ -44,6 +44,11 @@ class CheckResult(BaseModel):
     metrics: list[Metric] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
 
+    def __await__(self):
+        """``await check.run(trace)`` works for sync checks too: awaiting a result gives the result."""
+        return self
+        yield  # pragma: no cover - makes this a generator
+
     @classmethod
     def _make(cls, status: CheckStatus, message: Any, details: Any, metrics: Any) -> CheckResult:
         well_formed = (

@@ -10,7 +10,7 @@ from giskard_nb.core.missing import MISSING
 from giskard_nb.core.result import CheckResult, CheckStatus
 from giskard_nb.core.scenario import Scenario, Step
 from giskard_nb.core.scenario_result import ScenarioResult
-from giskard_nb.core.spec import InteractionSpec
+from giskard_nb.core.spec import InteractionSpec, trace_type_for
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult, default_test_case_runner
 from giskard_nb.errors import GiskardValidationError, InteractionGenerationError
 
@@ -25,7 +25,7 @@ async def apply_spec(spec: InteractionSpec, trace: Trace, target: Any = MISSING)
     try:
         item = await anext(agen)
         while True:
-            trace = trace.with_interaction(item)
+            trace = trace.appended(item)
             item = await agen.asend(trace)
     except StopAsyncIteration:
         return trace
@@ -94,7 +94,7 @@ class ScenarioRunner:
     async def _run_once(
         self, scenario: Scenario, target: Any, return_exception: bool, timeout: float | None
     ) -> ScenarioResult:
-        trace_cls = scenario.trace_type or Trace
+        trace_cls = scenario.trace_type or trace_type_for(target) or Trace
         state = _RunState(trace_cls(annotations=dict(scenario.annotations)))
         start = time.perf_counter()
         try:

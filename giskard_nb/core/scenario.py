@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from pydantic import (
@@ -12,9 +13,11 @@ from pydantic import (
     SerializeAsAny,
     field_serializer,
     field_validator,
+    model_validator,
 )
 
 from giskard_nb.core.check import Check
+from giskard_nb.core.generic import Parametrizable
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.spec import Interact, InteractionSpec
@@ -36,7 +39,7 @@ class Step(BaseModel):
     checks: list[SerializeAsAny[Check]] = Field(default_factory=list)
 
 
-class Scenario(BaseModel):
+class Scenario(Parametrizable, BaseModel):
     """A named, ordered list of interaction specs and checks run against a shared trace.
 
     Build it fluently: ``Scenario("name").interact(inputs, outputs).check(SomeCheck(...))``. Each
@@ -58,6 +61,22 @@ class Scenario(BaseModel):
         if name is not None:
             data["name"] = name
         super().__init__(**data)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_unknown_keys(cls, data: Any) -> Any:
+        """Forward compatibility (as giskard-checks): keys a newer version saved are ignored, with a warning."""
+        if isinstance(data, dict):
+            unknown = [k for k in data if k not in cls.model_fields]
+            if unknown:
+                warnings.warn(
+                    f"Scenario: ignoring unknown keys {sorted(map(str, unknown))} (saved by a newer version, "
+                    "or misspelled)",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                data = {k: v for k, v in data.items() if k not in unknown}
+        return data
 
     @field_validator("trace_type", mode="before")
     @classmethod

@@ -9,7 +9,9 @@ target bound at run time.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
+import typing
 from abc import abstractmethod
 from collections.abc import AsyncGenerator
 from contextvars import ContextVar
@@ -177,7 +179,7 @@ class Interact(InteractionSpec):
                 partial_trace=trace,
             )
         out_plan = self._plan("outputs") if outputs is self.outputs else None
-        source = self._input_stream(trace)
+        source = self._input_stream(trace, outputs)
         sent: Trace | None = None
         try:
             while True:
@@ -213,15 +215,21 @@ class Interact(InteractionSpec):
         finally:
             await source.aclose()
 
-    async def _input_stream(self, trace: Trace) -> AsyncGenerator[Any, Trace]:
-        """Every kind of ``inputs`` as one stream: yields an input, receives the updated trace."""
+    async def _input_stream(self, trace: Trace, target: Any = None) -> AsyncGenerator[Any, Trace]:
+        """Every kind of ``inputs`` as one stream: yields an input, receives the updated trace.
+
+        ``input_type`` (the annotation of ``target``'s first parameter, if any) is forwarded to input
+        generators and to ``inputs`` callables that take ``input_type``, as in giskard-checks.
+        """
         if isinstance(self.inputs, InputGenerator):
-            produced: Any = self.inputs(trace)
+            produced: Any = self.inputs(trace, _input_annotation(target))
         elif (plan := self._plan("inputs")) is None:
             yield self.inputs
             return
         else:
-            produced = await call_user(plan, {"trace": trace, "input_type": None})
+            produced = await call_user(
+                plan, {"trace": trace, "input_type": _input_annotation(target)}
+            )
         if inspect.isasyncgen(produced):
             try:
                 value = await anext(produced)
@@ -246,3 +254,42 @@ class Interact(InteractionSpec):
 
 def _is_plain_callable(value: Any) -> bool:
     return callable(value) and not isinstance(value, type | InputGenerator | Registered)
+
+
+def trace_type_for(target: Any) -> type[Trace] | None:
+    """The ``Trace`` subclass a callable target annotates one of its parameters with (giskard-checks infers
+    the trace type of a run this way), else ``None``."""
+    if target is MISSING or not callable(target) or isinstance(target, type):
+        return None
+    try:
+        return _trace_hint(target)
+    except TypeError:  # an unhashable callable object: not cached
+        return _trace_hint.__wrapped__(target)
+
+
+@functools.lru_cache(maxsize=256)
+def _trace_hint(target: Any) -> type[Trace] | None:
+    try:
+        hints = typing.get_type_hints(target)
+    except Exception:  # unreadable annotations: no inference
+        return None
+    hints.pop("return", None)
+    for hint in hints.values():
+        if isinstance(hint, type) and issubclass(hint, Trace) and hint is not Trace:
+            return hint
+    return None
+
+
+def _input_annotation(target: Any) -> type | None:
+    """The annotation of a callable target's first parameter (``None`` if absent or unreadable)."""
+    if not callable(target) or isinstance(target, type):
+        return None
+    try:
+        params = list(inspect.signature(target).parameters.values())
+        hints = typing.get_type_hints(target)
+    except (TypeError, ValueError, NameError, AttributeError):
+        return None
+    if not params:
+        return None
+    hint = hints.get(params[0].name)
+    return hint if hint is not None else None

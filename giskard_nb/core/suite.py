@@ -59,12 +59,15 @@ class Suite(BaseModel):
         timeout: float | None = None,
         on_result: Callable[[int, ScenarioResult], Any] | None = None,
         progress: bool = False,
+        verbose: bool = False,
     ) -> SuiteResult:
         """Run every scenario; at most ``max_concurrency`` at a time (``parallel=False`` means one).
 
         ``timeout`` bounds each scenario (seconds); ``on_result(index, result)`` is called as each finishes;
-        ``progress=True`` shows a progress bar (tqdm: a widget in notebooks, text in a terminal).
+        ``progress=True`` shows a progress bar (tqdm: a widget in notebooks, text in a terminal);
+        ``verbose=True`` (giskard-checks' name) does the same.
         """
+        progress = progress or verbose
         limit = _check_concurrency(max_concurrency) if parallel else 1
         effective = target if target is not MISSING else self.target
         bar = _progress_bar(len(self.scenarios), self.name) if progress else None

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
 from giskard_nb.core.check import Check
+from giskard_nb.core.generic import Parametrizable
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
 from giskard_nb.core.sync import run_sync
@@ -221,7 +222,7 @@ def _error_result(check: Check, exc: Exception, t0: float) -> CheckResult:
 default_test_case_runner = TestCaseRunner()
 
 
-class TestCase(BaseModel):
+class TestCase(Parametrizable, BaseModel):
     """A set of checks run against a trace you built yourself."""
 
     __test__ = False
@@ -248,7 +249,7 @@ async def run_check(check: Check, trace: Trace) -> CheckResult:
     t0 = time.perf_counter()
     try:
         out = check.run(trace)
-        if inspect.isawaitable(out):
+        if not isinstance(out, CheckResult) and inspect.isawaitable(out):
             out = await out
     except Exception as exc:
         return _error_result(check, exc, t0)

@@ -1,11 +1,12 @@
 """The default judge model and embedding model used when a check does not name its own.
 
 Judge/generator: ``set_default_generator(Generator(...) | "provider/model" | None)``; otherwise the
-``GISKARD_NB_MODEL`` environment variable (a model string); otherwise nothing: giskard-nb never picks a paid
+``GISKARD_NB_MODEL`` environment variable (a model string), then giskard-checks'
+``GISKARD_CHECKS_DEFAULT_MODEL`` (a fallback for ported setups); otherwise nothing: giskard-nb never picks a paid
 provider on its own, and ``get_default_generator()`` raises a ``ConfigError`` that says how to configure one.
 
 Embeddings: ``set_default_embedding_model(model | "provider/model" | "offline" | None)``; otherwise
-``GISKARD_NB_EMBEDDING_MODEL``; otherwise the offline embedded model (``OfflineEmbeddingModel``, no key, no
+``GISKARD_NB_EMBEDDING_MODEL``, then ``GISKARD_CHECKS_DEFAULT_EMBEDDING_MODEL``; otherwise the offline embedded model (``OfflineEmbeddingModel``, no key, no
 network).
 """
 
@@ -51,7 +52,7 @@ def get_default_generator(required: bool = True) -> Generator | None:
     generator = _state["generator"]
     if generator is not None:
         return generator
-    model = os.environ.get("GISKARD_NB_MODEL", "").strip()
+    model = _env("GISKARD_NB_MODEL", "GISKARD_CHECKS_DEFAULT_MODEL")
     if model:
         return _cached_from_env("generator", model, lambda: Generator(model=model))
     if required:
@@ -78,10 +79,19 @@ def get_default_embedding_model() -> BaseEmbeddingModel:
     model = _state["embedding"]
     if model is not None:
         return model
-    name = os.environ.get("GISKARD_NB_EMBEDDING_MODEL", "").strip()
+    name = _env("GISKARD_NB_EMBEDDING_MODEL", "GISKARD_CHECKS_DEFAULT_EMBEDDING_MODEL")
     if name:
         return _cached_from_env("embedding", name, lambda: _as_embedding_model(name))
     return _cached_from_env("embedding", "offline", OfflineEmbeddingModel)
+
+
+def _env(*names: str) -> str:
+    """The first non-empty of these environment variables (giskard-nb's own first), else ``""``."""
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return ""
 
 
 def resolve_embedding_model(value: BaseEmbeddingModel | str | None) -> BaseEmbeddingModel:

@@ -105,7 +105,7 @@ class Playground(View):
         interaction = (
             out if isinstance(out, Interaction) else Interaction(inputs=message, outputs=out)
         )
-        self.trace = self.trace.with_interaction(interaction)
+        self.trace = self.trace.appended(interaction)
         return interaction.outputs
 
     def _on_done(self, job: Job) -> None:

@@ -56,7 +56,10 @@ async def test_composition(trace_of):
     assert (await AllOf(checks=[yes, Raise()]).run(t)).errored
     assert (await AnyOf(checks=[no, yes]).run(t)).passed
     assert (await AnyOf(checks=[no, no]).run(t)).failed
-    assert (await AnyOf(checks=[Raise(), yes]).run(t)).passed
+    assert (
+        await AnyOf(checks=[Raise(), yes]).run(t)
+    ).errored  # the first erroring arm wins (reference)
+    assert (await AnyOf(checks=[yes, Raise()]).run(t)).passed
     assert (await AnyOf(checks=[Raise(), no]).run(t)).errored
     assert (await Not(check=no).run(t)).passed
     assert (await Not(check=yes).run(t)).failed

@@ -88,8 +88,10 @@ def test_register_rejects_non_subclasses_and_empty_kinds():
         Check.register("test_registry_bad")(int)
 
 
-def test_unknown_fields_are_rejected():
+def test_unknown_fields_are_rejected_on_checks_and_ignored_with_a_warning_on_scenarios():
     with pytest.raises(ValidationError, match="keywrd"):
         StringMatching(keywrd="x")
-    with pytest.raises(ValidationError):
-        Scenario.model_validate({"name": "s", "stepz": []})
+    # Scenarios tolerate unknown keys (forward compatibility, as in giskard-checks), loudly.
+    with pytest.warns(UserWarning, match="stepz"):
+        loaded = Scenario.model_validate({"name": "s", "stepz": []})
+    assert loaded.name == "s" and loaded.steps == []

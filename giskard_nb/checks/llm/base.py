@@ -182,7 +182,8 @@ class BaseLLMCheck(Check):
             return _with_usage(
                 CheckResult.error(message, details=details), completion.usage, generator.model
             )
-        extra = {"judge_inputs": _plain_inputs(inputs), "cached": completion.cached}
+        plain = _plain_inputs(inputs)  # also under giskard-checks' name, "inputs"
+        extra = {"judge_inputs": plain, "inputs": plain, "cached": completion.cached}
         result = result.model_copy(update={"details": {**extra, **result.details}})
         return _with_usage(result, completion.usage, generator.model)
 
