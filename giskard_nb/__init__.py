@@ -82,7 +82,7 @@ from giskard_nb.errors import (
     UnknownKindError,
     WorkerPoolExhausted,
 )
-from giskard_nb.generators import UserSimulator
+from giskard_nb.generators import DatasetInputGenerator, UserSimulator
 from giskard_nb.llm import (
     Completion,
     EmbeddingModel,
@@ -94,6 +94,7 @@ from giskard_nb.llm import (
     set_default_embedding_model,
     set_default_generator,
 )
+from giskard_nb.target import Target
 
 __version__ = "0.1.0"
 
@@ -160,6 +161,7 @@ __all__ = [
     "Conformity",
     "Contradiction",
     "Correctness",
+    "DatasetInputGenerator",
     "DocumentIndex",
     "DuplicateKindError",
     "EmbeddingModel",
@@ -229,6 +231,7 @@ __all__ = [
     "StringMatching",
     "Suite",
     "SuiteResult",
+    "Target",
     "TemplateReference",
     "TestCase",
     "TestCaseError",
