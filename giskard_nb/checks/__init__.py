@@ -16,6 +16,7 @@ from giskard_nb.checks.fn import FnCheck, from_fn
 from giskard_nb.checks.json_valid import JsonValid
 from giskard_nb.checks.metadata import Metadata, MetadataRule
 from giskard_nb.checks.readability import Readability
+from giskard_nb.checks.rego_policy import RegoPolicy
 from giskard_nb.checks.retrieval import (
     MRR,
     NDCG,
@@ -52,6 +53,7 @@ __all__ = [
     "Readability",
     "RecallAtK",
     "RegexMatching",
+    "RegoPolicy",
     "StringMatching",
     "UnsafeOutput",
     "from_fn",

@@ -157,3 +157,24 @@ def test_unsafe_output_passes_harmless_text(text):
 
 def test_unsafe_output_errors_on_non_text():
     assert UnsafeOutput().run(_trace({"a": 1})).status is CheckStatus.ERROR
+
+
+# --- RegoPolicy ------------------------------------------------------------------------------
+
+POLICY = 'package demo\ndefault allow := false\nallow if input.role == "admin"\n'
+
+
+def test_rego_policy_without_regorus_is_error_naming_the_extra(monkeypatch):
+    import sys
+
+    from giskard_nb import RegoPolicy
+
+    monkeypatch.setitem(sys.modules, "regorus", None)  # import regorus -> ImportError
+    check = RegoPolicy(policy=POLICY, rule="data.demo.allow")
+    result = check.run(_trace({"role": "admin"}))
+    assert result.status is CheckStatus.ERROR
+    assert "pip install 'giskard-nb[rego]'" in result.message
+    again = Check.model_validate(check.model_dump())
+    assert isinstance(again, RegoPolicy) and again.rule == "data.demo.allow"
+    with pytest.raises(ValueError, match="must start with 'data.'"):
+        RegoPolicy(policy=POLICY, rule="demo.allow")
