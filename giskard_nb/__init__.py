@@ -5,13 +5,17 @@ effects: no banner, no telemetry, no network, and none of litellm, pandas, plotl
 """
 
 from giskard_nb.checks import (
+    MRR,
+    NDCG,
     AllOf,
     AnyOf,
+    AveragePrecision,
     Equals,
     FnCheck,
     GreaterEquals,
     GreaterThan,
     GreaterThanEquals,
+    HitRateAtK,
     JsonValid,
     LesserThan,
     LesserThanEquals,
@@ -21,8 +25,13 @@ from giskard_nb.checks import (
     MetadataRule,
     Not,
     NotEquals,
+    PrecisionAtK,
+    Readability,
+    RecallAtK,
     RegexMatching,
+    RegoPolicy,
     StringMatching,
+    UnsafeOutput,
     from_fn,
 )
 from giskard_nb.checks.llm import (
@@ -74,7 +83,7 @@ from giskard_nb.errors import (
     UnknownKindError,
     WorkerPoolExhausted,
 )
-from giskard_nb.generators import UserSimulator
+from giskard_nb.generators import DatasetInputGenerator, UserSimulator
 from giskard_nb.llm import (
     Completion,
     EmbeddingModel,
@@ -86,6 +95,7 @@ from giskard_nb.llm import (
     set_default_embedding_model,
     set_default_generator,
 )
+from giskard_nb.target import Target
 
 __version__ = "0.1.0"
 
@@ -143,6 +153,7 @@ __all__ = [
     "AllOf",
     "AnswerRelevance",
     "AnyOf",
+    "AveragePrecision",
     "BaseLLMCheck",
     "Check",
     "CheckResult",
@@ -152,6 +163,7 @@ __all__ = [
     "Conformity",
     "Contradiction",
     "Correctness",
+    "DatasetInputGenerator",
     "DocumentIndex",
     "DuplicateKindError",
     "EmbeddingModel",
@@ -168,6 +180,7 @@ __all__ = [
     "Groundedness",
     "GroupStats",
     "GroupedSuiteResult",
+    "HitRateAtK",
     "Hub",
     "HubBrowser",
     "HubError",
@@ -187,10 +200,12 @@ __all__ = [
     "LesserThan",
     "LesserThanEquals",
     "MISSING",
+    "MRR",
     "ManualClock",
     "Metadata",
     "MetadataRule",
     "Metric",
+    "NDCG",
     "NoMatch",
     "Not",
     "NotEquals",
@@ -198,7 +213,11 @@ __all__ = [
     "PassRate",
     "Persona",
     "Playground",
+    "PrecisionAtK",
+    "Readability",
+    "RecallAtK",
     "RegexMatching",
+    "RegoPolicy",
     "ResultsViewer",
     "ReviewStatus",
     "ScanReport",
@@ -216,6 +235,7 @@ __all__ = [
     "StringMatching",
     "Suite",
     "SuiteResult",
+    "Target",
     "TemplateReference",
     "TestCase",
     "TestCaseError",
@@ -225,6 +245,7 @@ __all__ = [
     "Toxicity",
     "Trace",
     "UnknownKindError",
+    "UnsafeOutput",
     "Usage",
     "UserSimulator",
     "WithSpy",

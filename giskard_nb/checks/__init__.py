@@ -15,26 +15,46 @@ from giskard_nb.checks.composition import AllOf, AnyOf, Not
 from giskard_nb.checks.fn import FnCheck, from_fn
 from giskard_nb.checks.json_valid import JsonValid
 from giskard_nb.checks.metadata import Metadata, MetadataRule
+from giskard_nb.checks.readability import Readability
+from giskard_nb.checks.rego_policy import RegoPolicy
+from giskard_nb.checks.retrieval import (
+    MRR,
+    NDCG,
+    AveragePrecision,
+    HitRateAtK,
+    PrecisionAtK,
+    RecallAtK,
+)
 from giskard_nb.checks.text import RegexMatching, StringMatching
+from giskard_nb.checks.unsafe_output import UnsafeOutput
 
 __all__ = [
     "AllOf",
     "AnyOf",
+    "AveragePrecision",
     "Equals",
     "FnCheck",
     "GreaterEquals",
     "GreaterThan",
     "GreaterThanEquals",
+    "HitRateAtK",
     "JsonValid",
     "LessThan",
     "LessThanEquals",
     "LesserThan",
     "LesserThanEquals",
+    "MRR",
     "Metadata",
     "MetadataRule",
+    "NDCG",
     "Not",
     "NotEquals",
+    "PrecisionAtK",
+    "Readability",
+    "RecallAtK",
     "RegexMatching",
+    "RegoPolicy",
     "StringMatching",
+    "UnsafeOutput",
     "from_fn",
 ]

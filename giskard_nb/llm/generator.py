@@ -313,6 +313,40 @@ class Generator(BaseModel):
         self, msgs: list[dict[str, Any]], sent: dict[str, Any], output_type: type[BaseModel] | None
     ) -> tuple[str, Usage, bool]:
         """One logical request (with retries): the reply text, its usage, whether the cost is known."""
+        if type(self)._call_model is not Generator._call_model:
+            params = dict(sent)
+            if output_type is not None:
+                params["output_type"] = output_type
+            reply = await self._call_model(msgs, params)
+            if isinstance(reply, str):
+                return reply, Usage(llm_calls=1), True
+            if not isinstance(reply, Completion):
+                raise GiskardValidationError(
+                    f"{type(self).__name__}._call_model must return a str or a Completion, "
+                    f"got {type(reply).__name__}"
+                )
+            return reply.raw_text or reply.text, reply.usage, reply.cost_known
+        return await self._litellm_request(msgs, sent, output_type)
+
+    async def _call_model(
+        self, messages: list[dict[str, Any]], params: dict[str, Any]
+    ) -> str | Completion:
+        """The seam for in-process models: override this one method to serve completions yourself.
+
+        ``messages`` are OpenAI-style dicts; ``params`` the call parameters (``temperature``...), plus
+        ``output_type`` (a pydantic class) when a structured reply is expected. Return the reply text
+        (or a ``Completion``); structured replies go through the same strict reader and one repair
+        request as real models. The default sends the request through litellm."""
+        text, _usage, _known = await self._litellm_request(
+            messages,
+            {k: v for k, v in params.items() if k != "output_type"},
+            params.get("output_type"),
+        )
+        return text
+
+    async def _litellm_request(
+        self, msgs: list[dict[str, Any]], sent: dict[str, Any], output_type: type[BaseModel] | None
+    ) -> tuple[str, Usage, bool]:
         from giskard_nb.llm._litellm import connection_kwargs, guarded_call, response_cost
         from giskard_nb.llm.resilience import RetryPolicy, call_with_retries, limiter_for
 
