@@ -17,7 +17,6 @@ see ``completion.SECRET_NAME``) are masked in ``repr`` and left out of dumps, ca
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from typing import Any
@@ -44,10 +43,13 @@ from giskard_nb.llm.completion import (
 from giskard_nb.llm.errors import LLMBadRequestError, LLMError, LLMReplayMissError, LLMResponseError
 from giskard_nb.llm.parsing import (
     ReplyParseError,
+    clean_text,
     json_schema,
     parse_reply,
     repair_message,
+    response_format,
     schema_instructions,
+    with_instructions,
 )
 from giskard_nb.llm.recording import active_recorder
 from giskard_nb.llm.usage import record_usage
@@ -173,7 +175,7 @@ class Generator(BaseModel):
                 raise GiskardValidationError(
                     f"output_type must be a pydantic BaseModel subclass, got {output_type!r}"
                 )
-            msgs = _with_instructions(msgs, schema_instructions(output_type))
+            msgs = with_instructions(msgs, schema_instructions(output_type))
         sent = self.call_params(params)
         key = response_cache.cache_key(
             "completion",
@@ -250,7 +252,7 @@ class Generator(BaseModel):
             except ReplyParseError:
                 return None  # the schema changed since: treat as a miss
         return Completion(
-            text=_clean_text(text, parsed),
+            text=clean_text(text, parsed),
             raw_text=text,
             parsed=parsed,
             cached=True,
@@ -299,7 +301,7 @@ class Generator(BaseModel):
                     record_usage(usage)
                     raise err from None
         return Completion(
-            text=_clean_text(text, parsed),
+            text=clean_text(text, parsed),
             raw_text=text,
             parsed=parsed,
             usage=usage,
@@ -353,7 +355,7 @@ class Generator(BaseModel):
         conn, secret = connection_kwargs(self.model, self.timeout, self.api_key, self.api_base)
         kwargs: dict[str, Any] = {**sent, **conn, "messages": msgs, "drop_params": True}
         if output_type is not None and self.native_structured_output:
-            kwargs["response_format"] = _response_format(output_type)
+            kwargs["response_format"] = response_format(output_type)
         once = guarded_call(
             "acompletion", kwargs, model=self.model, secret=secret, timeout=self.timeout
         )
@@ -387,24 +389,3 @@ class Generator(BaseModel):
             llm_calls=1,
         )
         return text, usage, cost is not None
-
-
-@functools.lru_cache(maxsize=256)
-def _response_format(output_type: type[BaseModel]) -> Any:
-    """litellm's strict ``json_schema`` response_format for a model, converted once per class."""
-    try:
-        from giskard_nb.llm._litellm import litellm_utils
-
-        return litellm_utils().type_to_response_format_param(output_type) or output_type
-    except Exception:  # let litellm convert it on each call instead
-        return output_type
-
-
-def _with_instructions(msgs: list[dict[str, Any]], instructions: str) -> list[dict[str, Any]]:
-    if msgs[0]["role"] == "system" and isinstance(msgs[0]["content"], str):
-        return [{**msgs[0], "content": f"{msgs[0]['content']}\n\n{instructions}"}, *msgs[1:]]
-    return [{"role": "system", "content": instructions}, *msgs]
-
-
-def _clean_text(text: str, parsed: BaseModel | None) -> str:
-    return parsed.model_dump_json() if parsed is not None else text.strip()

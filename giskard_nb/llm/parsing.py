@@ -36,10 +36,13 @@ from pydantic import BaseModel, ValidationError
 
 __all__ = [
     "ReplyParseError",
+    "clean_text",
     "json_schema",
     "parse_reply",
     "repair_message",
+    "response_format",
     "schema_instructions",
+    "with_instructions",
 ]
 
 _FENCE = re.compile(r"\A```[ \t]*(?:json)?[ \t]*\n(.*)\n[ \t]*```\Z", re.DOTALL | re.IGNORECASE)
@@ -182,3 +185,26 @@ def _describe(error: ValidationError) -> str:
         where = ".".join(str(p) for p in err["loc"]) or "(root)"
         parts.append(f"{where}: {err['msg']}")
     return "the JSON does not match the schema (types are not converted): " + "; ".join(parts)
+
+
+@functools.lru_cache(maxsize=256)
+def response_format(output_type: type[BaseModel]) -> Any:
+    """litellm's strict ``json_schema`` response_format for a model, converted once per class."""
+    try:
+        from giskard_nb.llm._litellm import litellm_utils
+
+        return litellm_utils().type_to_response_format_param(output_type) or output_type
+    except Exception:  # let litellm convert it on each call instead
+        return output_type
+
+
+def with_instructions(msgs: list[dict[str, Any]], instructions: str) -> list[dict[str, Any]]:
+    """The messages with the schema instructions appended to (or given as) the system prompt."""
+    if msgs[0]["role"] == "system" and isinstance(msgs[0]["content"], str):
+        return [{**msgs[0], "content": f"{msgs[0]['content']}\n\n{instructions}"}, *msgs[1:]]
+    return [{"role": "system", "content": instructions}, *msgs]
+
+
+def clean_text(text: str, parsed: BaseModel | None) -> str:
+    """The text kept for a reply: the parsed object's canonical JSON, else the stripped text."""
+    return parsed.model_dump_json() if parsed is not None else text.strip()

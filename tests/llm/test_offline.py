@@ -132,7 +132,7 @@ def test_importing_litellm_submodules_first_still_configures_it_offline():
     code = (
         "import os\n"
         "from pydantic import BaseModel\n"
-        "from giskard_nb.llm.generator import _response_format\n"
+        "from giskard_nb.llm.parsing import response_format as _response_format\n"
         "class Verdict(BaseModel):\n"
         "    passed: bool\n"
         "_response_format(Verdict)\n"
