@@ -112,6 +112,17 @@ class HitRateAtK(_RetrievalCheck):
         return 1.0 if relevant & set(ranked) else 0.0
 
 
+def _hit_ranks(ranked: list[str], relevant: set[str]) -> list[int]:
+    """The 1-based ranks at which a relevant id appears for the first time (duplicates count once)."""
+    seen: set[str] = set()
+    ranks = []
+    for i, r in enumerate(ranked, 1):
+        if r in relevant and r not in seen:
+            ranks.append(i)
+        seen.add(r)
+    return ranks
+
+
 @Check.register("mrr")
 class MRR(_RetrievalCheck):
     """Reciprocal rank of the first relevant id (0 when none is retrieved)."""
@@ -129,12 +140,7 @@ class NDCG(_RetrievalCheck):
     metric_name: ClassVar[str] = "ndcg"
 
     def score(self, ranked: list[str], relevant: set[str]) -> float:
-        seen: set[str] = set()
-        dcg = 0.0
-        for i, r in enumerate(ranked, 1):
-            if r in relevant and r not in seen:
-                dcg += 1.0 / math.log2(i + 1)
-            seen.add(r)
+        dcg = sum(1.0 / math.log2(i + 1) for i in _hit_ranks(ranked, relevant))
         ideal_n = min(len(relevant), self.k or len(relevant))
         ideal = sum(1.0 / math.log2(i + 1) for i in range(1, ideal_n + 1))
         return dcg / ideal
@@ -147,12 +153,5 @@ class AveragePrecision(_RetrievalCheck):
     metric_name: ClassVar[str] = "average_precision"
 
     def score(self, ranked: list[str], relevant: set[str]) -> float:
-        seen: set[str] = set()
-        hits = 0
-        total = 0.0
-        for i, r in enumerate(ranked, 1):
-            if r in relevant and r not in seen:
-                hits += 1
-                total += hits / i
-            seen.add(r)
-        return total / len(relevant)
+        ranks = _hit_ranks(ranked, relevant)
+        return sum(hits / i for hits, i in enumerate(ranks, 1)) / len(relevant)

@@ -38,6 +38,22 @@ CHROMIUM_ARGS = [
 ]
 
 
+def _open_and_run_all(page, jupyterlab: dict, notebook: str) -> str:
+    """Open ``notebook`` in JupyterLab, wait for an idle kernel, run every cell; the page title before."""
+    page.goto(f"{jupyterlab['base']}/lab/tree/{notebook}?token={jupyterlab['token']}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    # the status bar says "Python 3 (ipykernel) | Idle" once the kernel is connected
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+        ".some(e => /\\| Idle/.test(e.textContent))",
+        timeout=60_000,
+    )
+    title_before = page.title()
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_text("Run All Cells", exact=True).click()
+    return title_before
+
+
 def _requirements() -> str | None:
     if not CHROMIUM.exists():
         return f"{CHROMIUM} is not installed (run .ci/browser.sh: apt-get install chromium)"
@@ -143,18 +159,7 @@ def test_quickstart_runs_renders_and_executes_no_agent_html(jupyterlab):
             page.on(
                 "console", lambda m: console_errors.append(m.text) if m.type == "error" else None
             )
-            url = f"{jupyterlab['base']}/lab/tree/quickstart.ipynb?token={jupyterlab['token']}"
-            page.goto(url)
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            # the status bar says "Python 3 (ipykernel) | Idle" once the kernel is connected
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
-                ".some(e => /\\| Idle/.test(e.textContent))",
-                timeout=60_000,
-            )
-            title_before = page.title()
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_text("Run All Cells", exact=True).click()
+            title_before = _open_and_run_all(page, jupyterlab, "quickstart.ipynb")
 
             # a pandas results table, a Plotly chart, and the ResultsViewer's table
             page.wait_for_selector(".jp-OutputArea-output table.dataframe", timeout=20_000)
@@ -277,17 +282,7 @@ def test_hub_browser_and_scan_runner_filter_and_screenshot(jupyterlab):
             page = chromium.new_page(viewport={"width": 1400, "height": 1400})
             page.set_default_timeout(60_000)
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            url = f"{jupyterlab['base']}/lab/tree/widgets.ipynb?token={jupyterlab['token']}"
-            page.goto(url)
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
-                ".some(e => /\\| Idle/.test(e.textContent))",
-                timeout=60_000,
-            )
-            title_before = page.title()
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_text("Run All Cells", exact=True).click()
+            title_before = _open_and_run_all(page, jupyterlab, "widgets.ipynb")
 
             # the HubBrowser: the evaluations tab, and v2 opened in the ResultsViewer
             hub_browser = page.locator(".giskard-hub-browser")
