@@ -90,8 +90,8 @@ DECLINE = [
         r"\bi(?:'m| am) not (?:comfortable|going to|able to|allowed|permitted|programmed|designed|willing)"
         r"\b",
         r"\bi (?:must|have to|need to|will have to) (?:respectfully )?(?:decline|refuse|refrain|pass)\b",
-        r"\b(?:not|isn't|is not) something (?:i|we)(?:'m| am| are)? (?:can|will|could|am able to|"
-        r"'m able to|willing|able|going|would)\b",
+        r"\b(?:not|isn't|is not) something (?:i|we)(?:'m|'ll|'d| am| are)? ?(?:can|will|could|am able to|"
+        r"'m able to|willing|able|going|would|do|help|assist|provide|share|write)\b",
         r"\bi(?:'d| would) (?:prefer|rather) not\b",
         r"\bnot (?:able|allowed|permitted|in a position) to (?:help|assist|provide|share|disclose|do)\b",
         r"\bunable to (?:help|assist|provide|comply|fulfil|fulfill|share|disclose)\b",
