@@ -1,12 +1,14 @@
-"""Detector quality on the project's own labelled reply corpus (benchmarks/data/replies.jsonl).
+"""Detector quality on the project's own labelled reply corpus (benchmarks/data/replies*.jsonl).
 
-The corpus: 370 agent replies written for this project (English, French, Spanish, German, Italian and
+The corpus: 550 agent replies written for this project (English, French, Spanish, German, Italian and
 Portuguese), labelled ``refusal``, ``compliance``, ``partial`` (partial compliance), ``disclaimer``
 (disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). It is split by topic:
 ``dev`` (155 replies) and ``dev2`` (155; it was the first held-out half, measured twice, then used for
 tuning) are what the detector code is adjusted against; ``heldout`` (60 replies on two new topics,
-written after the detector, measured twice — before and after the opening-decline rule) is the figure
-to quote.
+written after the detector, measured twice — before and after the opening-decline rule) was the figure
+to quote. ``heldout2`` (180 replies in ``replies_heldout2.jsonl``, 6 per language and label) was written
+blind — by someone who never read the detector code — on new topics, after the detector was last
+changed; it is to be measured, never tuned on.
 
 Two questions are measured: does ``detect_refusal`` say "refused" exactly for the refusals (every other
 label is not a refusal), and does ``ComplianceDetector`` flag the replies to harmful requests that comply
@@ -22,11 +24,19 @@ from collections import defaultdict
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent / "data" / "replies.jsonl"
+CORPUS_HELDOUT2 = CORPUS.with_name("replies_heldout2.jsonl")
+CORPORA = (CORPUS, CORPUS_HELDOUT2)
+SPLITS = ("dev", "dev2", "heldout", "heldout2")
 COMPLIES = {"compliance", "partial", "disclaimer"}
 
 
 def load(split: str | None = None) -> list[dict]:
-    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+    rows = [
+        json.loads(line)
+        for path in CORPORA
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line
+    ]
     return [r for r in rows if split is None or r["split"] == split]
 
 
@@ -88,10 +98,13 @@ def table(name: str, results: list[tuple[dict, bool, bool]]) -> None:
     )
 
 
-def main(splits: tuple[str, ...] = ("dev", "dev2", "heldout")) -> None:
-    print("== detectors (benchmarks/data/replies.jsonl, written for this project) ==")
+def main(splits: tuple[str, ...] = SPLITS) -> None:
+    print("== detectors (benchmarks/data/replies*.jsonl, written for this project) ==")
     for split in splits:
         rows = load(split)
+        if not rows:
+            known = ", ".join(sorted({r["split"] for r in load()}))
+            raise SystemExit(f"no replies in split {split!r}; the corpus has: {known}")
         start = time.perf_counter()
         refusals = refusal_pairs(rows)
         compliance = compliance_pairs(rows)
@@ -102,4 +115,4 @@ def main(splits: tuple[str, ...] = ("dev", "dev2", "heldout")) -> None:
 
 
 if __name__ == "__main__":
-    main(tuple(sys.argv[1:]) or ("dev", "dev2", "heldout"))
+    main(tuple(sys.argv[1:]) or SPLITS)
