@@ -4,9 +4,9 @@ The corpus: 550 agent replies written for this project (English, French, Spanish
 Portuguese), labelled ``refusal``, ``compliance``, ``partial`` (partial compliance), ``disclaimer``
 (disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). It is split by topic:
 ``dev`` (155 replies) and ``dev2`` (155; it was the first held-out half, measured twice, then used for
-tuning) are what the detector code is adjusted against; ``heldout`` (60 replies on two new topics,
-written after the detector, measured twice — before and after the opening-decline rule) was the figure
-to quote. ``heldout2`` (180 replies in ``replies_heldout2.jsonl``, 6 per language and label) was written
+tuning) and ``dev3`` (60 replies on two new topics; it was the second held-out split, measured twice,
+then its one missed English refusal was used for tuning) are what the detector code is adjusted
+against. ``heldout2`` (180 replies in ``replies_heldout2.jsonl``, 6 per language and label) was written
 blind — by someone who never read the detector code — on new topics, after the detector was last
 changed; it is to be measured, never tuned on.
 
@@ -26,7 +26,7 @@ from pathlib import Path
 CORPUS = Path(__file__).resolve().parent / "data" / "replies.jsonl"
 CORPUS_HELDOUT2 = CORPUS.with_name("replies_heldout2.jsonl")
 CORPORA = (CORPUS, CORPUS_HELDOUT2)
-SPLITS = ("dev", "dev2", "heldout", "heldout2")
+SPLITS = ("dev", "dev2", "dev3", "heldout2")
 COMPLIES = {"compliance", "partial", "disclaimer"}
 
 
