@@ -44,6 +44,7 @@ from giskard_nb.checks.llm import (
     Groundedness,
     LLMCheckResult,
     LLMJudge,
+    Sentiment,
     Toxicity,
 )
 from giskard_nb.checks.semantic import SemanticSimilarity
@@ -231,6 +232,7 @@ __all__ = [
     "ScenarioStatus",
     "Schedule",
     "SemanticSimilarity",
+    "Sentiment",
     "SerializationError",
     "Severity",
     "Step",
