@@ -121,13 +121,7 @@ async def _call(target: Any, inputs: Any, trace: Trace, plan: Injector | None) -
 async def call_user(plan: Injector, values: dict[str, Any]) -> Any:
     """Call user code: an async function on the event loop, a sync one on a worker thread (an
     awaitable it returns is awaited on the loop)."""
-    if is_async_callable(plan.fn):
-        out = plan.call(values)
-    else:
-        out = await run_in_worker(plan.call, values)
-    if inspect.isawaitable(out):
-        out = await out
-    return out
+    return (await timed_call_user(plan, values))[0]
 
 
 async def timed_call_user(plan: Injector, values: dict[str, Any]) -> tuple[Any, float]:
