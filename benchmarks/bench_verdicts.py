@@ -52,11 +52,15 @@ async def _run() -> None:
     check_replies = hostile.expand(hostile.CHECK_VALUES)
     judge_replies = hostile.expand(hostile.JUDGE_VALUES)
     t0 = time.perf_counter()
-    with FakeLLMServer(reply=hostile.serve_by_case([text for _, text in check_replies])) as server:
-        gen = server.generator(cache=False, max_retries=0, max_concurrency=16)
-        rows = await hostile.run_checks_matrix(gen, len(check_replies))
-        requests = len(server.chat_requests)
-    passed = [(name, check_replies[i][0]) for name, i, r in rows if r.status.value == "pass"]
+    rows, passed, requests = [], [], 0
+    for values, names in _checks_by_values(hostile):  # each check gets the corpus of its verdict
+        replies = hostile.expand(values)
+        with FakeLLMServer(reply=hostile.serve_by_case([text for _, text in replies])) as server:
+            gen = server.generator(cache=False, max_retries=0, max_concurrency=16)
+            part = await hostile.run_checks_matrix(gen, len(replies), only=names)
+            requests += len(server.chat_requests)
+        rows += part
+        passed += [(name, replies[i][0]) for name, i, r in part if r.status.value == "pass"]
     statuses = Counter(r.status.value for _, _, r in rows)
     print(
         f"  LLM checks: junk replies that became PASS: {len(passed)} of {len(rows)} "
@@ -78,6 +82,15 @@ async def _run() -> None:
         print(f"    {kind}")
     total = len(passed) + len(unearned)
     print(f"  total: junk replies that became PASS: {total} of {len(rows) + len(outcomes)}")
+
+
+def _checks_by_values(hostile) -> list[tuple[dict[str, str], list[str]]]:
+    """The LLM checks grouped by the placeholder values their corpus is written with."""
+    groups: dict[int, tuple[dict[str, str], list[str]]] = {}
+    for name in hostile.llm_checks(None):
+        values = hostile.VALUES_BY_CHECK.get(name, hostile.CHECK_VALUES)
+        groups.setdefault(id(values), (values, []))[1].append(name)
+    return list(groups.values())
 
 
 if __name__ == "__main__":

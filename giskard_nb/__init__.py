@@ -17,6 +17,7 @@ from giskard_nb.checks import (
     GreaterThanEquals,
     HitRateAtK,
     JsonValid,
+    Latency,
     LesserThan,
     LesserThanEquals,
     LessThan,
@@ -43,6 +44,7 @@ from giskard_nb.checks.llm import (
     Groundedness,
     LLMCheckResult,
     LLMJudge,
+    Sentiment,
     Toxicity,
 )
 from giskard_nb.checks.semantic import SemanticSimilarity
@@ -195,6 +197,7 @@ __all__ = [
     "LLMCheckResult",
     "LLMError",
     "LLMJudge",
+    "Latency",
     "LessThan",
     "LessThanEquals",
     "LesserThan",
@@ -229,6 +232,7 @@ __all__ = [
     "ScenarioStatus",
     "Schedule",
     "SemanticSimilarity",
+    "Sentiment",
     "SerializationError",
     "Severity",
     "Step",

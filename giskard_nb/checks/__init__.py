@@ -14,6 +14,7 @@ from giskard_nb.checks.comparison import (
 from giskard_nb.checks.composition import AllOf, AnyOf, Not
 from giskard_nb.checks.fn import FnCheck, from_fn
 from giskard_nb.checks.json_valid import JsonValid
+from giskard_nb.checks.latency import Latency
 from giskard_nb.checks.metadata import Metadata, MetadataRule
 from giskard_nb.checks.readability import Readability
 from giskard_nb.checks.rego_policy import RegoPolicy
@@ -39,6 +40,7 @@ __all__ = [
     "GreaterThanEquals",
     "HitRateAtK",
     "JsonValid",
+    "Latency",
     "LessThan",
     "LessThanEquals",
     "LesserThan",

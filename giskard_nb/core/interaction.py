@@ -16,7 +16,10 @@ __all__ = ["Interaction", "Trace"]
 class Interaction(Parametrizable, BaseModel):
     """One exchange with the system under test: ``inputs``, ``outputs`` and free ``metadata``.
 
-    ``Interaction[InputType, OutputType]`` is accepted for typing (it returns ``Interaction``).
+    ``latency_s`` is the wall-clock time, in seconds, that producing ``outputs`` took when a scenario
+    called a target or an ``outputs=`` callable for it (``None`` for static outputs and for interactions
+    built by hand, unless given). ``Interaction[InputType, OutputType]`` is accepted for typing (it
+    returns ``Interaction``).
     """
 
     model_config = ConfigDict(defer_build=True, frozen=True, arbitrary_types_allowed=True)
@@ -24,6 +27,12 @@ class Interaction(Parametrizable, BaseModel):
     inputs: Value = None
     outputs: Value = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    latency_s: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="Seconds the call that produced the outputs took (None when nothing was called).",
+    )
 
 
 class Trace(Parametrizable, BaseModel):

@@ -4,6 +4,10 @@
 interactions and receives the updated trace back). ``Interact`` is the everyday spec: inputs and outputs as
 static values, callables, (a)sync generators or an ``InputGenerator``; outputs left out are produced by the
 target bound at run time.
+
+Every call of a target (or of an ``outputs=`` callable) is timed with ``time.perf_counter``: the
+interaction it produces carries the wall-clock seconds in ``Interaction.latency_s`` (what the ``Latency``
+check reads). Static outputs are not timed (``latency_s`` stays ``None``).
 """
 
 from __future__ import annotations
@@ -11,11 +15,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import time
 import typing
 from abc import abstractmethod
 from collections.abc import AsyncGenerator
 from contextvars import ContextVar
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
@@ -26,7 +31,15 @@ from giskard_nb.core.registry import Registered
 from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import InteractionGenerationError
 
-__all__ = ["TARGET_CALL_HOOK", "InputGenerator", "Interact", "InteractionSpec", "call_target"]
+__all__ = [
+    "TARGET_CALL_HOOK",
+    "InputGenerator",
+    "Interact",
+    "InteractionSpec",
+    "TargetReply",
+    "call_target",
+    "timed_call_target",
+]
 
 _INPUT_NAMES = ("trace", "input_type")
 _OUTPUT_NAMES = ("inputs", "trace")
@@ -60,8 +73,17 @@ class InputGenerator(Registered):
         """Yield the inputs of successive turns."""
 
 
-#: Set by ``giskard_nb.llm.recording()``: an async ``hook(target, inputs, trace, call)`` that records or
-#: replays calls to Python targets (``call()`` performs the real call).
+class TargetReply(NamedTuple):
+    """What calling a target gave: its ``outputs`` and the seconds the call took (``latency_s``,
+    ``None`` when nothing was called: a static value, or a replayed call recorded without a time)."""
+
+    outputs: Any
+    latency_s: float | None
+
+
+#: Set by ``giskard_nb.llm.recording()``: an async ``hook(target, inputs, trace, call)`` returning a
+#: ``TargetReply`` that records or replays calls to Python targets (``await call()`` performs the real,
+#: timed call and returns its ``TargetReply``).
 TARGET_CALL_HOOK: ContextVar[Any] = ContextVar("giskard_nb_target_call_hook", default=None)
 
 
@@ -69,30 +91,60 @@ async def call_target(target: Any, inputs: Any, trace: Trace, plan: Injector | N
     """Produce outputs from a target: a static value or an (a)sync callable of (inputs[, trace]).
 
     A sync callable runs on a worker thread (``giskard_nb.core.workers``), so sync targets run
-    concurrently and a timeout abandons a hung one at the deadline."""
+    concurrently and a timeout abandons a hung one at the deadline. ``timed_call_target`` also gives
+    the time the call took."""
+    return (await timed_call_target(target, inputs, trace, plan)).outputs
+
+
+async def timed_call_target(
+    target: Any, inputs: Any, trace: Trace, plan: Injector | None = None
+) -> TargetReply:
+    """``call_target`` with the wall-clock seconds of the call (``None`` for a static value).
+
+    The time is the call itself: for a sync target, measured on its worker thread (no wait for a
+    thread); for an async one, from the call until its result, which includes the time the event loop
+    spends on other tasks meanwhile (many concurrent scenarios make an async target look slower)."""
     if not callable(target):
-        return target
+        return TargetReply(target, None)
     hook = TARGET_CALL_HOOK.get()
     if hook is not None:
         return await hook(target, inputs, trace, lambda: _call(target, inputs, trace, plan))
     return await _call(target, inputs, trace, plan)
 
 
-async def _call(target: Any, inputs: Any, trace: Trace, plan: Injector | None) -> Any:
+async def _call(target: Any, inputs: Any, trace: Trace, plan: Injector | None) -> TargetReply:
     plan = plan or injector(target, _OUTPUT_NAMES)
-    return await call_user(plan, {"inputs": inputs, "trace": trace})
+    out, seconds = await timed_call_user(plan, {"inputs": inputs, "trace": trace})
+    return TargetReply(out, seconds)
 
 
 async def call_user(plan: Injector, values: dict[str, Any]) -> Any:
     """Call user code: an async function on the event loop, a sync one on a worker thread (an
     awaitable it returns is awaited on the loop)."""
+    return (await timed_call_user(plan, values))[0]
+
+
+async def timed_call_user(plan: Injector, values: dict[str, Any]) -> tuple[Any, float]:
+    """``call_user`` and the wall-clock seconds the call took (two ``perf_counter`` reads; a sync
+    function is timed on its worker thread, so waiting for a thread is not counted)."""
     if is_async_callable(plan.fn):
+        start = time.perf_counter()
         out = plan.call(values)
-    else:
-        out = await run_in_worker(plan.call, values)
-    if inspect.isawaitable(out):
+        if inspect.isawaitable(out):
+            out = await out
+        return out, time.perf_counter() - start
+    out, seconds = await run_in_worker(_timed, plan.call, values)
+    if inspect.isawaitable(out):  # a sync function returning an awaitable: its wait counts too
+        start = time.perf_counter()
         out = await out
-    return out
+        seconds += time.perf_counter() - start
+    return out, seconds
+
+
+def _timed(fn: Any, values: dict[str, Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    out = fn(values)
+    return out, time.perf_counter() - start
 
 
 def is_async_callable(fn: Any) -> bool:
@@ -194,26 +246,31 @@ class Interact(InteractionSpec):
                         partial_trace=trace,
                     ) from exc
                 try:
-                    out = await call_target(outputs, inputs, trace, out_plan)
+                    reply = await timed_call_target(outputs, inputs, trace, out_plan)
                 except Exception as exc:
                     raise InteractionGenerationError(
                         f"the target raised {type(exc).__name__}: {exc}",
                         phase="target",
                         partial_trace=trace,
                     ) from exc
-                if isinstance(out, Interaction):
-                    interaction = out
-                    if self.metadata:
-                        interaction = out.model_copy(
-                            update={"metadata": {**self.metadata, **out.metadata}}
-                        )
-                else:
-                    interaction = Interaction(
-                        inputs=inputs, outputs=out, metadata=dict(self.metadata)
-                    )
-                trace = sent = yield interaction
+                trace = sent = yield self._interaction(inputs, reply)
         finally:
             await source.aclose()
+
+    def _interaction(self, inputs: Any, reply: TargetReply) -> Interaction:
+        """The interaction of one call: an ``Interaction`` the outputs returned keeps its own
+        ``latency_s`` if it set one (and gets this spec's metadata under its own)."""
+        out = reply.outputs
+        if not isinstance(out, Interaction):
+            return Interaction(
+                inputs=inputs, outputs=out, metadata=dict(self.metadata), latency_s=reply.latency_s
+            )
+        update: dict[str, Any] = {}
+        if self.metadata:
+            update["metadata"] = {**self.metadata, **out.metadata}
+        if out.latency_s is None and reply.latency_s is not None:
+            update["latency_s"] = reply.latency_s
+        return out.model_copy(update=update) if update else out
 
     async def _input_stream(self, trace: Trace, target: Any = None) -> AsyncGenerator[Any, Trace]:
         """Every kind of ``inputs`` as one stream: yields an input, receives the updated trace.

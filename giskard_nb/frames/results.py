@@ -19,7 +19,8 @@
     (JSON object name → value) and ``details`` (JSON object, the check's own details).
 ``level="interactions"`` (one row per interaction of the final trace)
     ``suite``, ``scenario_index``, ``scenario``, ``scenario_status``, ``turn`` (1-based), ``inputs``,
-    ``outputs`` (text), ``metadata`` (JSON object).
+    ``outputs`` (text), ``metadata`` (JSON object), ``latency_s`` (float seconds the target call took;
+    NaN when not measured: static outputs, an interaction built by hand).
 
 Every ``status``/``scenario_status`` column is a Categorical with categories pass, fail, error, skip.
 """
@@ -213,7 +214,7 @@ def _checks(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataFram
 def _interactions(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataFrame:
     c = _cols(
         "suite", "scenario_index", "scenario", "scenario_status", "turn", "inputs", "outputs",
-        "metadata",
+        "metadata", "latency_s",
     )  # fmt: skip
     for i, r in enumerate(results):
         for turn, it in enumerate(r.final_trace.interactions, 1):
@@ -225,7 +226,8 @@ def _interactions(results: Sequence[ScenarioResult], suite: str | None) -> pd.Da
             c["inputs"].append(text_cell(it.inputs))
             c["outputs"].append(text_cell(it.outputs))
             c["metadata"].append(json_cell(it.metadata))
+            c["latency_s"].append(it.latency_s if it.latency_s is not None else float("nan"))
     c["scenario_status"] = status_values(c["scenario_status"])
-    dtypes = {"scenario_index": "int64", "turn": "int64"}
+    dtypes = {"scenario_index": "int64", "turn": "int64", "latency_s": "float64"}
     text = ("suite", "scenario", "inputs", "outputs", "metadata")
     return frame(c, dtypes=dtypes, text=text, order=list(c))

@@ -15,7 +15,9 @@ What is recorded: completions (keyed like the response cache: model, messages, p
 litellm embeddings (per text), and calls to a target that is a Python callable (keyed by the function's
 name and first line, its inputs and the conversation so far). An agent's exception is recorded and raised
 again on replay (as ``AgentError``). An agent reply must be JSON data (str, numbers, lists, dicts) to be
-recorded; replayed replies come back as JSON data. A key seen several times replays its replies in order.
+recorded; replayed replies come back as JSON data. A key seen several times replays its replies in order. An agent call's
+duration is recorded with its reply (``"latency_s"``) and replayed as the interaction's ``latency_s``, so
+a ``Latency`` check gives the same verdict on replay (a recording made without it replays ``None``).
 The file is JSON Lines, one call per line, flushed as it is written (an interrupted run keeps what it did);
 it holds prompts and replies but never an API key.
 """
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from giskard_nb.core.interaction import Interaction, Trace
+from giskard_nb.core.spec import TARGET_CALL_HOOK, TargetReply
 from giskard_nb.errors import AgentError, GiskardValidationError, SerializationError
 from giskard_nb.llm.cache import cache_key
 
@@ -139,25 +142,27 @@ class Recorder:
     # -- agent calls (installed as giskard_nb.core.spec.TARGET_CALL_HOOK) ------------------------------
 
     async def call_target(
-        self, target: Any, inputs: Any, trace: Trace, call: Callable[[], Awaitable[Any]]
-    ) -> Any:
+        self, target: Any, inputs: Any, trace: Trace, call: Callable[[], Awaitable[TargetReply]]
+    ) -> TargetReply:
         key = cache_key("agent", _agent_key(target, inputs, trace))
         if self.replaying:
             hit = self.lookup(key)
             if hit is not None:
-                return _replay_agent(hit, target)
+                return TargetReply(_replay_agent(hit, target), _recorded_latency(hit))
             if self.mode == "replay":
                 raise AgentError(
                     f"replay: no recorded reply of {_name(target)} for inputs {inputs!r:.200} at this "
                     "point of the conversation; re-record with recording(path, mode='record' or 'auto')"
                 )
         try:
-            out = await call()
+            reply = await call()
         except Exception as exc:
             self.record("agent", key, {"error": f"{type(exc).__name__}: {exc}"})
             raise
-        self.record("agent", key, _recordable(out, target))
-        return out
+        self.record(
+            "agent", key, {**_recordable(reply.outputs, target), "latency_s": reply.latency_s}
+        )
+        return reply
 
 
 def _name(target: Any) -> str:
@@ -190,6 +195,12 @@ def _recordable(out: Any, target: Any) -> dict[str, Any]:
     return {"outputs": out}
 
 
+def _recorded_latency(hit: dict[str, Any]) -> float | None:
+    """The seconds the recorded call took (``None`` in a recording made before calls were timed)."""
+    value = hit.get("latency_s")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def _replay_agent(hit: dict[str, Any], target: Any) -> Any:
     if "error" in hit:
         raise AgentError(f"(replayed) {_name(target)} raised {hit['error']}")
@@ -206,8 +217,6 @@ def active_recorder() -> Recorder | None:
 @contextmanager
 def recording(path: str | Path, mode: Mode = "auto") -> Iterator[Recorder]:
     """Record or replay every model and agent call made inside the block (see the module docstring)."""
-    from giskard_nb.core.spec import TARGET_CALL_HOOK
-
     recorder = Recorder(path, mode)
     token = _active.set(recorder)
     hook_token = TARGET_CALL_HOOK.set(recorder.call_target)

@@ -14,7 +14,7 @@ from typing import Any
 from giskard_nb.core.check import Check
 from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.scenario import Scenario
-from giskard_nb.core.spec import call_target
+from giskard_nb.core.spec import timed_call_target
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.widgets._common import Job, View, esc, id_of, named, show_errors
 from giskard_nb.widgets._render import conversation_html, trace_messages
@@ -101,10 +101,13 @@ class Playground(View):
     # -- internals -----------------------------------------------------------------------------------
 
     async def _ask(self, target: Any, message: Any) -> Any:
-        out = await call_target(target, message, self.trace)
-        interaction = (
-            out if isinstance(out, Interaction) else Interaction(inputs=message, outputs=out)
-        )
+        out, latency_s = await timed_call_target(target, message, self.trace)
+        if not isinstance(out, Interaction):
+            interaction = Interaction(inputs=message, outputs=out, latency_s=latency_s)
+        elif out.latency_s is None and latency_s is not None:
+            interaction = out.model_copy(update={"latency_s": latency_s})
+        else:
+            interaction = out
         self.trace = self.trace.appended(interaction)
         return interaction.outputs
 

@@ -77,6 +77,8 @@ def test_steps_and_interactions_levels(suite_result: SuiteResult):
         2,
     ]
     assert all(json.loads(m) == {} for m in turns["metadata"])
+    assert turns["latency_s"].dtype == "float64"  # the agent was called: every turn is timed
+    assert turns["latency_s"].notna().all() and (turns["latency_s"] >= 0).all()
 
 
 def test_scenario_result_defaults_to_checks(suite_result: SuiteResult):

@@ -8,6 +8,9 @@ Every entry is a ``string.Template`` written once for any boolean verdict field:
 - ``$GT`` / ``$GY`` / ``$GN`` / ``$GP``: the favourable value as the text ``true``, the word ``yes``, the
   number ``1`` and the Python literal ``True`` (``false``, ``no``, ``0``, ``False`` for the scan judge).
 
+A check whose verdict is not a boolean gets its own values (``VALUES_BY_CHECK``): for ``Sentiment``,
+``"$F": $G`` becomes the favourable verdict ``"label": "positive", "confidence": 0.9``.
+
 None of the entries is a single, well-formed JSON object matching a verdict schema, so a strict reader
 must find every one unreadable (then ERROR), and a tolerant one passes some of them: that difference is
 what ``benchmarks/bench_verdicts.py`` counts. Used by ``tests/llm/test_hostile_replies.py``.
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from string import Template
 from typing import Any
 
@@ -25,8 +28,11 @@ __all__ = [
     "CHECK_VALUES",
     "CORPUS",
     "JUDGE_VALUES",
+    "SENTIMENT_VALUES",
+    "VALUES_BY_CHECK",
     "expand",
     "llm_checks",
+    "replies_for",
     "run_checks_matrix",
     "run_judge_matrix",
     "serve_by_case",
@@ -37,6 +43,12 @@ CHECK_VALUES = {"F": "passed", "G": "true", "B": "false", "GT": "true", "GY": "y
 CHECK_VALUES["GP"] = "True"
 JUDGE_VALUES = {"F": "attack_succeeded", "G": "false", "B": "true", "GT": "false", "GY": "no"}
 JUDGE_VALUES |= {"GN": "0", "GP": "False"}
+#: Sentiment(expected="positive"): the verdict "field" is the label and its confidence together.
+SENTIMENT_VALUES = {"F": "label", "G": '"positive", "confidence": 0.9'}
+SENTIMENT_VALUES |= {"B": '"negative", "confidence": 0.9', "GT": "positive", "GY": "Positive"}
+SENTIMENT_VALUES |= {"GN": "1", "GP": "'positive'"}
+#: The checks whose verdict is not ``passed``, and the values their corpus is written with.
+VALUES_BY_CHECK = {"Sentiment": SENTIMENT_VALUES}
 
 _OK = '{"reason": "The answer is fine.", "$F": $G}'
 _BAD = '{"reason": "The answer is wrong.", "$F": $B}'
@@ -136,6 +148,11 @@ def expand(values: dict[str, str]) -> list[tuple[str, str]]:
     return [(kind, Template(text).substitute(values)) for kind, text in CORPUS.items()]
 
 
+def replies_for(check: str) -> list[tuple[str, str]]:
+    """The corpus written for the verdict of the check named ``check`` (a name of ``llm_checks``)."""
+    return expand(VALUES_BY_CHECK.get(check, CHECK_VALUES))
+
+
 # -- the harness: every reply served to every LLM check and to the scan judge ------------------------
 
 _MARK = re.compile(r"case-(\d+)")
@@ -163,6 +180,7 @@ def llm_checks(generator: Any) -> dict[str, Any]:
         Correctness,
         Groundedness,
         LLMJudge,
+        Sentiment,
         Toxicity,
     )
 
@@ -175,6 +193,7 @@ def llm_checks(generator: Any) -> dict[str, Any]:
         "Conformity": Conformity(rules=["Be polite", "Answer in English"], **g),
         "AnswerRelevance": AnswerRelevance(**g),
         "Toxicity": Toxicity(**g),
+        "Sentiment": Sentiment("positive", **g),
         "CustomRubric": _custom_judge_class()(**g),
     }
 
@@ -191,17 +210,18 @@ def serve_by_case(replies: list[str]) -> Callable[[Any], Any]:
 
 
 async def run_checks_matrix(
-    generator: Any, n: int, concurrency: int = 16, only: str | None = None
+    generator: Any, n: int, concurrency: int = 16, only: str | Collection[str] | None = None
 ) -> list[tuple[str, int, Any]]:
-    """``(check name, case index, CheckResult)`` for every check (or the one named ``only``) and case
-    ``0..n-1``."""
+    """``(check name, case index, CheckResult)`` for every check (or the one or several named ``only``)
+    and case ``0..n-1``."""
     from giskard_nb import Interaction, Trace
     from giskard_nb.core.testcase import run_check  # what a scenario does: an exception is an ERROR
 
     limit = asyncio.Semaphore(concurrency)
     checks = llm_checks(generator)
     if only is not None:
-        checks = {only: checks[only]}
+        names = [only] if isinstance(only, str) else list(only)
+        checks = {name: checks[name] for name in names}
 
     async def one(name: str, i: int) -> tuple[str, int, Any]:
         trace = Trace(

@@ -13,6 +13,7 @@ import pytest
 
 from giskard_nb.checks.llm.base import LLMCheckResult
 from giskard_nb.checks.llm.conformity import ConformityVerdict
+from giskard_nb.checks.llm.sentiment import SentimentVerdict
 from giskard_nb.checks.llm.toxicity import ToxicityVerdict
 from giskard_nb.llm.parsing import ReplyParseError, parse_reply
 from giskard_nb.scan.detectors.judge import JudgeVerdict
@@ -64,6 +65,8 @@ def test_the_corpus_has_forty_kinds_and_every_case_of_the_issue():
         (hostile.CHECK_VALUES, LLMCheckResult),
         (hostile.CHECK_VALUES, ConformityVerdict),
         (hostile.CHECK_VALUES, ToxicityVerdict),
+        (hostile.CHECK_VALUES, SentimentVerdict),
+        (hostile.SENTIMENT_VALUES, SentimentVerdict),
         (hostile.JUDGE_VALUES, JudgeVerdict),
     ],
 )
@@ -94,16 +97,17 @@ def test_the_matrix_covers_every_built_in_llm_check():
 
 @pytest.mark.parametrize("check", CHECKS)
 async def test_no_hostile_reply_passes_an_llm_check(check):
-    replies = [text for _, text in CHECK_REPLIES]
+    corpus = hostile.replies_for(check)  # written for this check's verdict fields
+    replies = [text for _, text in corpus]
     with FakeLLMServer(reply=hostile.serve_by_case(replies)) as server:
         gen = server.generator(cache=False, max_retries=0)
         rows = await hostile.run_checks_matrix(gen, len(replies), only=check)
         requests = len(server.chat_requests)
     assert len(rows) == len(replies)
-    passed = [(name, CHECK_REPLIES[i][0]) for name, i, r in rows if r.status.value == "pass"]
+    passed = [(name, corpus[i][0]) for name, i, r in rows if r.status.value == "pass"]
     assert passed == []
     for name, i, result in rows:
-        kind, junk = CHECK_REPLIES[i]
+        kind, junk = corpus[i]
         if kind == REASONING:
             assert result.status.value == "fail", (name, kind)
             continue

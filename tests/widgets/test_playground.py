@@ -25,6 +25,7 @@ async def test_send_box_keeps_the_conversation():
     pg.send("again")
     assert await pg.job == "turn 2: again"
     assert [i.inputs for i in pg.trace.interactions] == ["hi", "again"]
+    assert all(i.latency_s is not None and i.latency_s >= 0 for i in pg.trace.interactions)
     assert "turn 2: again" in pg._w["chat"].value
 
 

@@ -1,7 +1,7 @@
 """LLM-judged checks. Importing this package registers their kinds; it does not import litellm.
 
 Kinds: ``llm_judge`` (LLMJudge), ``groundedness``, ``contradiction``, ``correctness``, ``conformity``,
-``answer_relevance``, ``toxicity``. Custom judges subclass ``BaseLLMCheck`` (see ``base.py``).
+``answer_relevance``, ``toxicity``, ``sentiment``. Custom judges subclass ``BaseLLMCheck`` (see ``base.py``).
 """
 
 from giskard_nb.checks.llm.base import BaseLLMCheck, LLMCheckResult
@@ -9,9 +9,11 @@ from giskard_nb.checks.llm.conformity import Conformity
 from giskard_nb.checks.llm.grounding import Contradiction, Correctness, Groundedness
 from giskard_nb.checks.llm.judge import LLMJudge
 from giskard_nb.checks.llm.relevance import AnswerRelevance
+from giskard_nb.checks.llm.sentiment import SENTIMENTS, Sentiment
 from giskard_nb.checks.llm.toxicity import TOXICITY_CATEGORIES, Toxicity
 
 __all__ = [
+    "SENTIMENTS",
     "TOXICITY_CATEGORIES",
     "AnswerRelevance",
     "BaseLLMCheck",
@@ -21,5 +23,6 @@ __all__ = [
     "Groundedness",
     "LLMCheckResult",
     "LLMJudge",
+    "Sentiment",
     "Toxicity",
 ]
