@@ -18,7 +18,7 @@ from giskard_nb.hub.models.audit import AuditEntry
 from giskard_nb.hub.models.base import SCHEMA_VERSION, build, new_id, utcnow
 
 if TYPE_CHECKING:
-    from giskard_nb.hub.hub import Hub
+    from giskard_nb.hub.store import Store
 
 __all__ = ["AuditLog", "diff_fields", "write_entry"]
 
@@ -53,7 +53,7 @@ def _mask_like(value: Any) -> Any:
 
 def write_entry(
     conn: sa.Connection,
-    hub: Hub,
+    hub: Any,
     *,
     action: str,
     entity_type: str,
@@ -62,7 +62,8 @@ def write_entry(
     changes: dict[str, Any],
     triggered_by: str | None = None,
 ) -> None:
-    """Record one change (call inside the transaction that makes it)."""
+    """Record one change by ``hub.actor`` (``hub``: the store, or anything with an ``actor``; call
+    inside the transaction that makes it). Resources write through ``Store.audit``."""
     conn.execute(
         schema.audit_log.insert(),
         {
@@ -83,8 +84,8 @@ def write_entry(
 class AuditLog:
     """``hub.audit``: search the log and read one entity's history."""
 
-    def __init__(self, hub: Hub):
-        self._hub = hub
+    def __init__(self, store: Store):
+        self._store = store
 
     def search(
         self,
@@ -119,7 +120,7 @@ class AuditLog:
         query = query.order_by(t.c.created_at.desc(), t.c.id).offset(offset)
         if limit is not None:
             query = query.limit(limit)
-        with self._hub._db.read() as conn:
+        with self._store.db.read() as conn:
             rows = conn.execute(query).mappings().all()
         return [_entry(row) for row in rows]
 

@@ -26,6 +26,10 @@ from giskard_nb.generation import (
 from giskard_nb.generation.prompting import require_generator
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
+from giskard_nb.hub.resources.base import insert_records
+from giskard_nb.hub.resources.datasets import DatasetsResource
+from giskard_nb.hub.resources.test_cases import TestCasesResource, next_position
+from giskard_nb.hub.store import Store
 
 __all__ = ["generate_document_based", "generate_scenario_based", "persona_cases"]
 
@@ -33,7 +37,7 @@ _ADVICE = "generate from resources of the same project"
 
 
 async def persona_cases(
-    hub: Any,
+    store: Store,
     scenario: Any,
     *,
     agent_id: str | None,
@@ -41,7 +45,8 @@ async def persona_cases(
     generator: Any = None,
     existing: Sequence[str] = (),
 ) -> GenerationResult:
-    agent = hub.agents.retrieve(agent_id) if agent_id else None
+    """Test cases generated for a project scenario (persona), not stored."""
+    agent = store.resources.agents.retrieve(agent_id) if agent_id else None
     return await generate_from_persona(
         Persona(name=scenario.name, description=scenario.description, rules=scenario.rules),
         n_examples=n_examples,
@@ -55,7 +60,7 @@ async def persona_cases(
 
 
 async def generate_scenario_based(
-    hub: Any,
+    store: Store,
     project_id: str,
     agent_id: str,
     scenario_id: str,
@@ -65,21 +70,28 @@ async def generate_scenario_based(
     dataset_name: str | None = None,
     generator: Any = None,
 ) -> Dataset:
-    scenario = hub.projects.scenarios.retrieve(scenario_id)
-    agent = hub.agents.retrieve(agent_id)
+    """``hub.datasets.generate_scenario_based`` (see the module docstring)."""
+    resources = store.resources
+    scenario = resources.projects.scenarios.retrieve(scenario_id)
+    agent = resources.agents.retrieve(agent_id)
     require_same_project(project_id, ("scenario", scenario), ("agent", agent), advice=_ADVICE)
     model = require_generator("hub.datasets.generate_scenario_based", generator)
     dataset, existing = _target(
-        hub, project_id, dataset_id, dataset_name or f"{scenario.name} (generated)"
+        resources, project_id, dataset_id, dataset_name or f"{scenario.name} (generated)"
     )
     result = await persona_cases(
-        hub, scenario, agent_id=agent_id, n_examples=n_examples, generator=model, existing=existing
+        store,
+        scenario,
+        agent_id=agent_id,
+        n_examples=n_examples,
+        generator=model,
+        existing=existing,
     )
-    return _store(hub, dataset, dataset_id is None, result)
+    return _store(store, dataset, dataset_id is None, result)
 
 
 async def generate_document_based(
-    hub: Any,
+    store: Store,
     project_id: str,
     agent_id: str,
     knowledge_base_id: str,
@@ -92,11 +104,13 @@ async def generate_document_based(
     generator: Any = None,
     seed: int = 0,
 ) -> Dataset:
-    kb = hub.knowledge_bases.retrieve(knowledge_base_id)
-    agent = hub.agents.retrieve(agent_id)
+    """``hub.datasets.generate_document_based`` (see the module docstring)."""
+    resources = store.resources
+    kb = resources.knowledge_bases.retrieve(knowledge_base_id)
+    agent = resources.agents.retrieve(agent_id)
     require_same_project(project_id, ("knowledge base", kb), ("agent", agent), advice=_ADVICE)
     model = require_generator("hub.datasets.generate_document_based", generator)
-    topics = {t.id: t for t in hub.knowledge_bases.list_topics(kb.id)}
+    topics = {t.id: t for t in resources.knowledge_bases.list_topics(kb.id)}
     unknown = sorted(set(topic_ids or ()) - set(topics))
     if unknown:
         raise GiskardValidationError(
@@ -105,13 +119,13 @@ async def generate_document_based(
         )
     passages = [
         Passage(d.id, d.content, d.topic_id, topics[d.topic_id].name if d.topic_id else None)
-        for d in hub.knowledge_bases.list_documents(kb.id)
+        for d in resources.knowledge_bases.list_documents(kb.id)
         if not topic_ids or d.topic_id in topic_ids
     ]
     if not passages:
         raise GiskardValidationError(f"the selected topics of {kb.name!r} hold no document")
     dataset, existing = _target(
-        hub, project_id, dataset_id, dataset_name or f"{kb.name} (generated)", description
+        resources, project_id, dataset_id, dataset_name or f"{kb.name} (generated)", description
     )
     result = await generate_from_passages(
         passages,
@@ -123,23 +137,23 @@ async def generate_document_based(
         seed=seed,
         source={"knowledge_base_id": kb.id},
     )
-    return _store(hub, dataset, dataset_id is None, result)
+    return _store(store, dataset, dataset_id is None, result)
 
 
 def _target(
-    hub: Any, project_id: str, dataset_id: str | None, name: str, description: str = ""
+    resources: Any, project_id: str, dataset_id: str | None, name: str, description: str = ""
 ) -> tuple[Dataset, list[str]]:
     if dataset_id is None:
-        hub.projects.retrieve(project_id)
+        resources.projects.retrieve(project_id)
         data = {"project_id": project_id, "name": name[:200], "description": description}
         return build(Dataset, data, "dataset"), []
-    dataset = hub.datasets.retrieve(dataset_id)
+    dataset = resources.datasets.retrieve(dataset_id)
     require_same_project(project_id, ("dataset", dataset), advice=_ADVICE)
-    cases = hub.test_cases.list(dataset.id)
+    cases = resources.test_cases.list(dataset.id)
     return dataset, ["\n".join(f"{m.role}: {m.content}" for m in c.messages) for c in cases]
 
 
-def _store(hub: Any, dataset: Dataset, new: bool, result: GenerationResult) -> Dataset:
+def _store(store: Store, dataset: Dataset, new: bool, result: GenerationResult) -> Dataset:
     if not result.cases:
         raise LLMError(f"no test case could be generated: {result.shortfall()}")
     if not result.complete:
@@ -160,16 +174,14 @@ def _store(hub: Any, dataset: Dataset, new: bool, result: GenerationResult) -> D
         for case in result.cases
     ]
     for record in records:
-        hub.test_cases.validate_checks(dataset.project_id, record.checks)
-    with hub._db.write() as conn:
+        store.resources.test_cases.validate_checks(dataset.project_id, record.checks)
+    with store.db.write() as conn:  # the dataset and its test cases, or nothing
         if new:
-            hub.datasets._create(dataset, conn=conn)
-        start = hub.test_cases._next_position(conn, dataset.id)
-        for offset, record in enumerate(records):
-            hub.test_cases._create(
-                record.model_copy(update={"position": start + offset}), conn=conn
-            )
-    return dataset._bind(hub)
+            insert_records(DatasetsResource, store, conn, [dataset])
+        start = next_position(conn, dataset.id)
+        placed = [r.model_copy(update={"position": start + i}) for i, r in enumerate(records)]
+        insert_records(TestCasesResource, store, conn, placed)
+    return store.bind(dataset)
 
 
 def _embedding_model() -> Any:

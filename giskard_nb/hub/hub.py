@@ -25,6 +25,7 @@ from giskard_nb.hub.resources.scheduled_evaluations import ScheduledEvaluationsR
 from giskard_nb.hub.resources.tasks import TasksResource
 from giskard_nb.hub.secret_store import SecretStore
 from giskard_nb.hub.secrets import mask_url
+from giskard_nb.hub.store import Store
 
 __all__ = ["Hub"]
 
@@ -45,36 +46,59 @@ class Hub:
 
     Secrets (agent headers, URL credentials, keys in check params) are kept in the Hub's secrets file,
     not in the database (see ``giskard_nb.hub.secret_store``).
+
+    Every resource gets the Hub's store (``giskard_nb.hub.store``), not the Hub itself.
     """
 
     def __init__(self, url: str | os.PathLike[str] | None = None, *, actor: str | None = None):
         self.url = resolve_url(url)
-        self.actor = actor or os.environ.get("GISKARD_NB_ACTOR") or _os_user()
-        self._db = Database(self.url)
-        self._secrets = SecretStore.for_database(self.url, is_memory=self._db.is_memory)
-        self.projects = ProjectsResource(self)
-        self.agents = AgentsResource(self)
-        self.datasets = DatasetsResource(self)
-        self.test_cases = TestCasesResource(self)
-        self.checks = ChecksResource(self)
-        self.evaluations = EvaluationsResource(self)
-        self.projects.scenarios = ScenariosResource(self)
-        self.knowledge_bases = KnowledgeBasesResource(self)
-        self.scheduled_evaluations = ScheduledEvaluationsResource(self)
-        self.tasks = TasksResource(self)
-        self.playground_chats = PlaygroundChatsResource(self)
-        self.scans = ScansResource(self)
-        self.audit = AuditLog(self)
+        db = Database(self.url)
+        self._store = store = Store(
+            db,
+            actor=actor or os.environ.get("GISKARD_NB_ACTOR") or _os_user(),
+            secrets=SecretStore.for_database(self.url, is_memory=db.is_memory),
+            owner=self,
+        )
+        self.projects = ProjectsResource(store)
+        self.agents = AgentsResource(store)
+        self.datasets = DatasetsResource(store)
+        self.test_cases = TestCasesResource(store)
+        self.checks = ChecksResource(store)
+        self.evaluations = EvaluationsResource(self)  # the Hub, until the evaluation rework's merge
+        self.projects.scenarios = ScenariosResource(store)
+        self.knowledge_bases = KnowledgeBasesResource(store)
+        self.scheduled_evaluations = ScheduledEvaluationsResource(store)
+        self.tasks = TasksResource(store)
+        self.playground_chats = PlaygroundChatsResource(store)
+        self.scans = ScansResource(self)  # the Hub, until the scan rework's merge
+        self.audit = AuditLog(store)
+
+    @property
+    def actor(self) -> str:
+        """The name the audit log records for this Hub's changes (settable)."""
+        return self._store.actor
+
+    @actor.setter
+    def actor(self, name: str) -> None:
+        self._store.actor = name
 
     @property
     def backend(self) -> str:
         """``"sqlite"`` or ``"postgresql"``."""
-        return self._db.dialect
+        return self._store.db.dialect
+
+    # The evaluation and scan runs (until they get their own stores) and tests read these two.
+    @property
+    def _db(self) -> Database:
+        return self._store.db
+
+    @property
+    def _secrets(self) -> SecretStore:
+        return self._store.secrets
 
     def close(self) -> None:
         """Release the database connections (the Hub can be reopened with the same URL)."""
-        self._db.close()
-        self._secrets.close()
+        self._store.close()
 
     def __enter__(self) -> Hub:
         return self
@@ -83,7 +107,7 @@ class Hub:
         self.close()
 
     def __repr__(self) -> str:
-        where = "in memory" if self._db.is_memory else mask_url(self.url)
+        where = "in memory" if self._store.db.is_memory else mask_url(self.url)
         return f"<Hub {where} actor={self.actor!r}>"
 
 

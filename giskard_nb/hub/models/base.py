@@ -14,6 +14,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "HubModel",
     "HubRecord",
+    "bind_record",
     "build",
     "new_id",
     "require_same_project",
@@ -71,6 +72,12 @@ class HubRecord(HubModel):
                 "(for example hub.evaluations.retrieve(id)) to use this method"
             )
         return self._hub
+
+
+def bind_record(record: Any, hub: Any) -> Any:
+    """``record`` attached to the Hub it was read from (``HubRecord`` helpers such as
+    ``Evaluation.to_dataframe`` use it); the store seam (``giskard_nb.hub.store``) calls this."""
+    return record._bind(hub)
 
 
 def reveal_or_mask(value: Any, info: SerializationInfo) -> Any:

@@ -39,7 +39,7 @@ class AgentsResource(Resource[Agent]):
         (kept in the Hub's secrets file) and may reference environment variables (``"Bearer ${MY_TOKEN}"``).
         Credentials in the URL (``https://user:pw@host``) become an ``Authorization: Basic`` header (an
         error if an Authorization header is given too)."""
-        self._hub.projects.retrieve(project_id)
+        self._store.resources.projects.retrieve(project_id)
         agent = build(
             Agent,
             {

@@ -3,6 +3,10 @@
 A resource names its model, its table and the model fields kept as real columns; everything else is
 stored as JSON in ``data``. Subclasses add ``create``/``update``/``list`` with typed, keyword-only
 parameters and call the helpers here, which run in one transaction and write the audit entry with it.
+
+A resource is built with the Hub's store (``giskard_nb.hub.store``): the database, the actor, the
+secrets file, the audit writer and the other resources' public methods. ``insert_records`` stores
+records of one resource inside another's write transaction (an upload, a generated dataset).
 """
 
 from __future__ import annotations
@@ -14,14 +18,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import sqlalchemy as sa
 
 from giskard_nb.errors import HubError, NotFoundError
-from giskard_nb.hub.audit import diff_fields, write_entry
+from giskard_nb.hub.audit import diff_fields
 from giskard_nb.hub.models.base import SCHEMA_VERSION, HubRecord, build, utcnow
+from giskard_nb.hub.store import Store
 
 if TYPE_CHECKING:
     from giskard_nb.hub.db import Database
-    from giskard_nb.hub.hub import Hub
 
-__all__ = ["Resource"]
+__all__ = ["Resource", "insert_records"]
 
 R = TypeVar("R", bound=HubRecord)
 _SPINE = ("id", "schema_version", "created_at", "updated_at")
@@ -44,12 +48,18 @@ class Resource(Generic[R]):
     #: secrets file when written, a ``${secret:<id>}`` reference stored instead.
     secret_fields: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, hub: Hub):
-        self._hub = hub
+    def __init__(self, store: Store):
+        if not isinstance(
+            store, Store
+        ):  # the evaluation and scan resources, until they take the store
+            from giskard_nb.hub.resources.hub_compat import adopt_hub
+
+            store = adopt_hub(self, store)
+        self._store = store
 
     @property
     def _db(self) -> Database:
-        return self._hub._db
+        return self._store.db
 
     # -- public ----------------------------------------------------------------------------------------
 
@@ -65,7 +75,7 @@ class Resource(Generic[R]):
             self._delete_children(conn, record)
             conn.execute(sa.delete(self.table).where(self.table.c.id == id))
             self._audit(conn, "delete", record, self._audit_view(record))
-        self._hub._secrets.forget(record.model_dump(mode="json", context=_REVEAL))
+        self._store.secrets.forget(record.model_dump(mode="json", context=_REVEAL))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} (hub.{self.entity_type}s)>"
@@ -102,9 +112,17 @@ class Resource(Generic[R]):
             with self._db.write() as own:
                 return self._create(record, conn=own)
         record = self._sealed(record)
-        conn.execute(self.table.insert(), self._row(record))
-        self._audit(conn, "create", record, self._audit_view(record))
-        return record._bind(self._hub)
+        self._insert(conn, [record], audit=True)
+        return self._store.bind(record)
+
+    def _insert(self, conn: sa.Connection, records: Sequence[R], *, audit: bool) -> None:
+        """Store new records in one statement (secrets moved to the secrets file); with ``audit``,
+        a ``create`` entry each."""
+        if records:
+            conn.execute(self.table.insert(), [self._row(record) for record in records])
+        if audit:
+            for record in records:
+                self._audit(conn, "create", record, self._audit_view(record))
 
     def _update(self, id: str, changes: dict[str, Any], *, conn: sa.Connection | None = None) -> R:
         """Apply ``changes`` (field → new value; validated) and record the diff."""
@@ -124,7 +142,7 @@ class Resource(Generic[R]):
             sa.update(self.table).where(self.table.c.id == id).values(**self._row(updated))
         )
         self._audit(conn, "update", updated, diff)
-        return updated._bind(self._hub)
+        return self._store.bind(updated)
 
     def _delete_children(self, conn: sa.Connection, record: R) -> None:
         """Delete what the database's cascades do not cover (none by default)."""
@@ -140,9 +158,8 @@ class Resource(Generic[R]):
         changes: dict[str, Any],
         triggered_by: str | None = None,
     ) -> None:
-        write_entry(
+        self._store.audit(
             conn,
-            self._hub,
             action=action,
             entity_type=self.entity_type,
             entity_id=record.id,
@@ -170,7 +187,7 @@ class Resource(Generic[R]):
         return build(self.model, sealed, self.entity_type.replace("_", " "))
 
     def _seal(self, dump: dict[str, Any], previous: dict[str, Any] | None = None) -> dict[str, Any]:
-        store = self._hub._secrets
+        store = self._store.secrets
         prev = previous or {}
         return {
             k: store.seal(v, prev.get(k), secret=k in self.secret_fields) for k, v in dump.items()
@@ -200,4 +217,19 @@ class Resource(Generic[R]):
         data.update({k: row[k] for k in (*_SPINE, *self.columns)})
         data.update({k: json.loads(row[k]) for k in self.json_columns})
         record = build(self.model, data, f"stored {self.entity_type}")
-        return record._bind(self._hub)
+        return self._store.bind(record)
+
+
+def insert_records(
+    kind: type[Resource[R]],
+    store: Store,
+    conn: sa.Connection,
+    records: Sequence[R],
+    *,
+    audit: bool = True,
+) -> None:
+    """Store new records of the resource class ``kind`` inside the caller's write transaction
+    (``with store.db.write() as conn``), as ``kind`` stores them: in one statement, secrets moved to
+    the secrets file, and with ``audit`` a ``create`` entry each (without: the caller writes one
+    entry for the batch, as an upload does)."""
+    kind(store)._insert(conn, records, audit=audit)

@@ -38,7 +38,7 @@ class ChecksResource(Resource[HubCheck]):
         description: str = "",
     ) -> HubCheck:
         """A project check; ``params["type"]`` is a built-in identifier or a check kind."""
-        self._hub.projects.retrieve(project_id)
+        self._store.resources.projects.retrieve(project_id)
         if identifier in BUILTIN_CHECKS or identifier in Check.kinds():
             raise GiskardValidationError(
                 f"{identifier!r} is a built-in check identifier: give your check another one "

@@ -15,7 +15,9 @@ from giskard_nb.hub import schema
 from giskard_nb.hub.check_specs import build_check
 from giskard_nb.hub.models.base import build, format_validation_error
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
-from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.resources.base import Resource, insert_records
+from giskard_nb.hub.resources.test_cases import TestCasesResource, next_position
+from giskard_nb.hub.store import Store
 from giskard_nb.hub.upload import MAX_REPORTED_ERRORS, ItemError, raise_item_errors, to_hub_item
 from giskard_nb.hub.upload_files import FileError, dump_jsonl, iter_items
 
@@ -31,7 +33,7 @@ class DatasetsResource(Resource[Dataset]):
     columns = ("project_id", "name")
 
     def create(self, project_id: str, *, name: str, description: str = "") -> Dataset:
-        self._hub.projects.retrieve(project_id)
+        self._store.resources.projects.retrieve(project_id)
         dataset = build(
             Dataset, {"project_id": project_id, "name": name, "description": description}, "dataset"
         )
@@ -51,7 +53,7 @@ class DatasetsResource(Resource[Dataset]):
         df = records_frame(datasets)
         if datasets:
             counts: dict[str, int] = {}
-            for case in self._hub.test_cases.list():
+            for case in self._store.resources.test_cases.list():
                 counts[case.dataset_id] = counts.get(case.dataset_id, 0) + 1
             df["n_test_cases"] = [counts.get(d.id, 0) for d in datasets]
         return df
@@ -93,26 +95,26 @@ class DatasetsResource(Resource[Dataset]):
                 "create one)"
             )
         else:
-            self._hub.projects.retrieve(project_id)
+            self._store.resources.projects.retrieve(project_id)
             dataset = build(
                 Dataset,
                 {"project_id": project_id, "name": name, "description": description},
                 "dataset",
             )
         items, source = iter_items(data)
-        custom = self._hub.checks.by_identifier(project_id)
+        custom = self._store.resources.checks.by_identifier(project_id)
         with self._db.write() as conn:  # rolled back if anything is rejected
             if dataset_id is None:
                 self._create(dataset, conn=conn)
-            start = self._hub.test_cases._next_position(conn, dataset.id)
-            count = _store(conn, self._hub.test_cases, items, source, dataset, custom, start)
+            start = next_position(conn, dataset.id)
+            count = _store_items(conn, self._store, items, source, dataset, custom, start)
             self._audit(
                 conn,
                 "upload",
                 dataset,
                 {"source": source, "test_cases": count, "positions": [start, start + count - 1]},
             )
-        return dataset._bind(self._hub)
+        return self._store.bind(dataset)
 
     def export(self, dataset_id: str, path: str | os.PathLike[str] | None = None) -> str:
         """The dataset's test cases as JSONL in the Hub's item format (``upload`` reads it back).
@@ -120,7 +122,7 @@ class DatasetsResource(Resource[Dataset]):
         With ``path``, the file is written and its path returned; else the JSONL text is returned.
         """
         self.retrieve(dataset_id)
-        items = (_item(case) for case in self._hub.test_cases.list(dataset_id))
+        items = (_item(case) for case in self._store.resources.test_cases.list(dataset_id))
         if path is None:
             buffer = io.StringIO()
             dump_jsonl(items, buffer)
@@ -140,7 +142,7 @@ class DatasetsResource(Resource[Dataset]):
         from giskard_nb.hub.generate import generate_scenario_based
 
         return await generate_scenario_based(
-            self._hub, project_id, agent_id, scenario_id, n_examples, **options
+            self._store, project_id, agent_id, scenario_id, n_examples, **options
         )
 
     def generate_scenario_based(self, *args: Any, **kwargs: Any) -> Dataset:
@@ -161,7 +163,7 @@ class DatasetsResource(Resource[Dataset]):
         from giskard_nb.hub.generate import generate_document_based
 
         return await generate_document_based(
-            self._hub, project_id, agent_id, knowledge_base_id, n_examples, **options
+            self._store, project_id, agent_id, knowledge_base_id, n_examples, **options
         )
 
     def generate_document_based(self, *args: Any, **kwargs: Any) -> Dataset:
@@ -170,15 +172,15 @@ class DatasetsResource(Resource[Dataset]):
 
     def test_cases(self, dataset_id: str, **filters: Any) -> list[HubTestCase]:
         """``hub.test_cases.list(dataset_id, ...)``."""
-        return self._hub.test_cases.list(dataset_id, **filters)
+        return self._store.resources.test_cases.list(dataset_id, **filters)
 
 
 _BATCH = 500
 
 
-def _store(
+def _store_items(
     conn: Any,
-    test_cases: Any,
+    store: Store,
     items: Any,
     source: str,
     dataset: Dataset,
@@ -206,12 +208,12 @@ def _store(
         batch.append(case.model_copy(update={"position": start + count}))
         count += 1
         if len(batch) >= _BATCH:
-            test_cases._insert_batch(conn, batch)
+            insert_records(TestCasesResource, store, conn, batch, audit=False)
             batch.clear()
     raise_item_errors(errors, source, n_errors)
     if not count:
         raise GiskardValidationError(f"{source} holds no test case: nothing was imported")
-    test_cases._insert_batch(conn, batch)
+    insert_records(TestCasesResource, store, conn, batch, audit=False)
     return count
 
 

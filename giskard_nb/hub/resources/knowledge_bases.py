@@ -25,6 +25,7 @@ from giskard_nb.hub.kb_vectors import load_vectors, save_vectors
 from giskard_nb.hub.models.base import build
 from giskard_nb.hub.models.knowledge_base import KBDocument, KBSearchResult, KBTopic, KnowledgeBase
 from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.store import Store
 from giskard_nb.kb.chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP
 from giskard_nb.kb.embedding import default_embedding_model, embed_matrix, model_name
 from giskard_nb.kb.index import Chunk, DocumentIndex
@@ -34,9 +35,22 @@ __all__ = ["KnowledgeBasesResource"]
 
 
 class _Part(Resource[Any]):
-    """Topics and documents: stored like records, listed through ``hub.knowledge_bases``."""
+    """Topics and documents: stored like records, listed through ``hub.knowledge_bases`` (which uses
+    the public methods below)."""
 
     listing: str = ""
+
+    def insert(self, conn: sa.Connection, records: Sequence[Any]) -> None:
+        """Store new records in the knowledge base's write transaction (one audit entry: the KB's)."""
+        self._insert(conn, records, audit=False)
+
+    def select(self, *where: Any, order_by: Sequence[Any], **page: Any) -> list[Any]:
+        """The records matching ``where`` in that order (``limit``, ``offset``)."""
+        return self._list(*where, order_by=order_by, **page)
+
+    def change(self, id: str, changes: dict[str, Any]) -> Any:
+        """Apply ``changes`` to one record (audited)."""
+        return self._update(id, changes)
 
     def _get(self, conn: sa.Connection, id: str) -> Any:
         try:
@@ -72,10 +86,10 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
     table = schema_more.knowledge_bases
     columns = ("project_id", "name")
 
-    def __init__(self, hub: Any):
-        super().__init__(hub)
-        self._topics = _Topics(hub)
-        self._documents = _Documents(hub)
+    def __init__(self, store: Store):
+        super().__init__(store)
+        self._topics = _Topics(store)
+        self._documents = _Documents(store)
         #: The embedding model used to search (``None``: the default one). Vectors made by another
         #: model are recomputed (and stored) on the next search.
         self.embedding_model: Any = None
@@ -102,7 +116,7 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
         generator: Any = None,
     ) -> KnowledgeBase:
         """Build and store a knowledge base (see the module docstring)."""
-        self._hub.projects.retrieve(project_id)
+        self._store.resources.projects.retrieve(project_id)
         if data is None:
             raise GiskardValidationError(
                 "create() needs data=: a list of texts or dicts, or the path of a .csv/.jsonl/.json "
@@ -146,14 +160,14 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
         )
         with self._db.write() as conn:
             self._create(kb, conn=conn)
-            self._store(conn, kb, index)
-        return kb._bind(self._hub)
+            self._store_index(conn, kb, index)
+        return self._store.bind(kb)
 
     def create(self, project_id: str, data: Any = None, **options: Any) -> KnowledgeBase:
         """``acreate`` from synchronous code (also inside a notebook's running loop)."""
         return run_sync(self.acreate(project_id, data, **options))
 
-    def _store(self, conn: sa.Connection, kb: KnowledgeBase, index: DocumentIndex) -> None:
+    def _store_index(self, conn: sa.Connection, kb: KnowledgeBase, index: DocumentIndex) -> None:
         topics = [
             build(
                 KBTopic,
@@ -170,8 +184,7 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
             )
             for i, t in enumerate(index.topics)
         ]
-        if topics:
-            conn.execute(self._topics.table.insert(), [self._topics._row(t) for t in topics])
+        self._topics.insert(conn, topics)
         documents = [
             KBDocument(
                 knowledge_base_id=kb.id,
@@ -188,7 +201,7 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
             )
             for i, c in enumerate(index.chunks)
         ]
-        conn.execute(self._documents.table.insert(), [self._documents._row(d) for d in documents])
+        self._documents.insert(conn, documents)
         if index.embeddings is not None:
             save_vectors(conn, kb.id, [d.id for d in documents], index)
 
@@ -208,13 +221,13 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
     def list_topics(self, knowledge_base_id: str) -> list[KBTopic]:
         self.retrieve(knowledge_base_id)
         t = self._topics.table
-        return self._topics._list(
+        return self._topics.select(
             t.c.knowledge_base_id == knowledge_base_id, order_by=[t.c.position]
         )
 
     def update_topic(self, topic_id: str, *, name: str) -> KBTopic:
         """Rename a topic (recorded as named by the user)."""
-        topic = self._topics._update(topic_id, {"name": name, "named_by": "user"})
+        topic = self._topics.change(topic_id, {"name": name, "named_by": "user"})
         self._cache.pop(topic.knowledge_base_id, None)
         return topic
 
@@ -232,7 +245,7 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
         where = [t.c.knowledge_base_id == knowledge_base_id]
         if topic_id is not None:
             where.append(t.c.topic_id == topic_id)
-        return self._documents._list(*where, order_by=[t.c.position], limit=limit, offset=offset)
+        return self._documents.select(*where, order_by=[t.c.position], limit=limit, offset=offset)
 
     def retrieve_document(self, document_id: str) -> KBDocument:
         return self._documents.retrieve(document_id)

@@ -15,7 +15,7 @@ class OwnedRuns:
 
     table: Any
     _db: Any
-    _hub: Any
+    _store: Any
 
     def _beat(self, record_id: str) -> None:
         from giskard_nb.hub.ownership import heartbeat
@@ -28,5 +28,5 @@ class OwnedRuns:
 
         record = super()._from_row(row)  # type: ignore[misc]
         if record.status == "running" and not alive(row):
-            record = record.model_copy(update={"status": "interrupted"})._bind(self._hub)
+            record = self._store.bind(record.model_copy(update={"status": "interrupted"}))
         return record

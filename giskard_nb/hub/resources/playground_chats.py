@@ -35,9 +35,9 @@ class PlaygroundChatsResource(Resource[PlaygroundChat]):
         metadata: dict[str, Any] | None = None,
     ) -> PlaygroundChat:
         """Store a conversation (``{role, content}`` messages) held with ``agent_id`` (optional)."""
-        self._hub.projects.retrieve(project_id)
+        self._store.resources.projects.retrieve(project_id)
         if agent_id is not None:
-            agent = self._hub.agents.retrieve(agent_id)
+            agent = self._store.resources.agents.retrieve(agent_id)
             if agent.project_id != project_id:
                 raise GiskardValidationError(
                     f"agent {agent.name!r} belongs to project {agent.project_id}, not {project_id}"
@@ -49,7 +49,7 @@ class PlaygroundChatsResource(Resource[PlaygroundChat]):
                 "agent_id": agent_id,
                 "messages": list(messages),
                 "title": title if title is not None else _title(messages),
-                "user": self._hub.actor,
+                "user": self._store.actor,
                 "metadata": dict(metadata or {}),
             },
             "playground chat",
@@ -67,7 +67,7 @@ class PlaygroundChatsResource(Resource[PlaygroundChat]):
             raise GiskardValidationError("the message is empty")
         messages = [*chat.messages, {"role": "user", "content": content}]
         conversation = [m if isinstance(m, dict) else m.model_dump() for m in messages]
-        output = await self._hub.agents.acall(chat.agent_id, conversation)
+        output = await self._store.resources.agents.acall(chat.agent_id, conversation)
         updated = [*conversation, {"role": "assistant", "content": output.content}]
         title = chat.title or _title(updated)
         return self._update(chat_id, {"messages": updated, "title": title})
@@ -106,7 +106,7 @@ class PlaygroundChatsResource(Resource[PlaygroundChat]):
         """A test case from the chat: the messages up to the last user message (or the first ``upto``
         messages), the agent's reply to it as ``demo_output`` (``keep_reply``), and ``checks``."""
         chat = self.retrieve(chat_id)
-        dataset = self._hub.datasets.retrieve(dataset_id)
+        dataset = self._store.resources.datasets.retrieve(dataset_id)
         if dataset.project_id != chat.project_id:
             raise GiskardValidationError(
                 f"dataset {dataset.name!r} belongs to another project than the chat"
@@ -116,7 +116,7 @@ class PlaygroundChatsResource(Resource[PlaygroundChat]):
         if last_user is None:
             raise GiskardValidationError("the chat has no user message to test")
         reply = messages[last_user + 1] if last_user + 1 < len(messages) else None
-        return self._hub.test_cases.create(
+        return self._store.resources.test_cases.create(
             dataset_id,
             messages=messages[: last_user + 1],
             demo_output=reply["content"] if keep_reply and reply else None,

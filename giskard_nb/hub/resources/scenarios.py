@@ -28,7 +28,7 @@ class ScenariosResource(Resource[ProjectScenario]):
     ) -> ProjectScenario:
         """A persona: ``description`` says who the user is and what they do; ``rules`` how the agent
         must behave with them (each generated test case checks them)."""
-        self._hub.projects.retrieve(project_id)
+        self._store.resources.projects.retrieve(project_id)
         data = {"project_id": project_id, "name": name, "description": description}
         return self._create(build(ProjectScenario, {**data, "rules": list(rules)}, "scenario"))
 
@@ -66,7 +66,7 @@ class ScenariosResource(Resource[ProjectScenario]):
 
         scenario = self.retrieve(scenario_id)
         result = await persona_cases(
-            self._hub, scenario, agent_id=agent_id, n_examples=n_examples, generator=generator
+            self._store, scenario, agent_id=agent_id, n_examples=n_examples, generator=generator
         )
         return result.cases
 

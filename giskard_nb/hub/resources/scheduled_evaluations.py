@@ -27,6 +27,7 @@ from giskard_nb.hub import schema_more
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.workflow import ExecutionStatus, ScheduledEvaluation
 from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.store import Store
 from giskard_nb.schedule import EmailNotifier, RunReport, SystemClock, report_changes, run_failure
 from giskard_nb.schedule.timing import Schedule, ScheduleFields, as_utc
 
@@ -55,8 +56,8 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
     table = schema_more.scheduled_evaluations
     columns = ("project_id", "name", "paused", "last_execution_at")
 
-    def __init__(self, hub: Any):
-        super().__init__(hub)
+    def __init__(self, store: Store):
+        super().__init__(store)
         #: Where "now" comes from (a ``giskard_nb.schedule.ManualClock`` in tests and demos).
         self.clock: Any = SystemClock()
         #: The e-mail notifier; ``None`` reads ``GISKARD_NB_SMTP_*`` at each run.
@@ -80,8 +81,8 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
     ) -> ScheduledEvaluation:
         """Run ``agent_id`` on ``dataset_id`` (its test cases having every tag in ``tags``) at ``time``
         every day, every ``day_of_week`` (weekly) or on ``day_of_month`` (monthly)."""
-        agent = self._hub.agents.retrieve(agent_id)
-        dataset = self._hub.datasets.retrieve(dataset_id)
+        agent = self._store.resources.agents.retrieve(agent_id)
+        dataset = self._store.resources.datasets.retrieve(dataset_id)
         require_same_project(
             project_id,
             ("agent", agent),
@@ -175,7 +176,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         found = []
         for evaluation_id in self.retrieve(scheduled_evaluation_id).evaluation_ids:
             try:
-                found.append(self._hub.evaluations.retrieve(evaluation_id))
+                found.append(self._store.resources.evaluations.retrieve(evaluation_id))
             except NotFoundError:
                 continue
         return found
@@ -236,15 +237,15 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         return claimed
 
     async def _execute(self, schedule: ScheduledEvaluation, moment: datetime) -> ScheduledRun:
-        evaluations = self._hub.evaluations
+        evaluations = self._store.resources.evaluations
         previous = self.list_evaluations(schedule.id)
         previous = [e for e in previous if run_failure(e) is None]  # the last successful run
         agent_name = dataset_name = ""
         evaluation = None
         error = None
         try:
-            agent_name = self._hub.agents.retrieve(schedule.agent_id).name
-            dataset_name = self._hub.datasets.retrieve(schedule.dataset_id).name
+            agent_name = self._store.resources.agents.retrieve(schedule.agent_id).name
+            dataset_name = self._store.resources.datasets.retrieve(schedule.dataset_id).name
             evaluation = await evaluations.acreate(
                 schedule.project_id,
                 schedule.agent_id,
@@ -301,7 +302,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
     def _first_error(self, evaluation: Any) -> str | None:
         if not evaluation.counts.get("error"):
             return None
-        errored = self._hub.evaluations.results.list(evaluation.id, status="error")
+        errored = self._store.resources.evaluations.results.list(evaluation.id, status="error")
         return next((r.error for r in errored if r.error), None)
 
     def _notify(self, schedule: ScheduledEvaluation, report: RunReport) -> str:

@@ -38,7 +38,7 @@ class TasksResource(Resource[Task]):
         scan_attempt_id: str | None = None,
     ) -> Task:
         """A new task; linked records must exist and belong to the project."""
-        self._hub.projects.retrieve(project_id)
+        self._store.resources.projects.retrieve(project_id)
         links = self._links(project_id, evaluation_result_id, test_case_id, scan_attempt_id)
         data = {
             "project_id": project_id,
@@ -47,7 +47,7 @@ class TasksResource(Resource[Task]):
             "assignees": list(assignees),
             "status": status,
             "priority": priority,
-            "created_by": self._hub.actor,
+            "created_by": self._store.actor,
             **links,
         }
         return self._create(build(Task, data, "task"))
@@ -56,8 +56,8 @@ class TasksResource(Resource[Task]):
         self, evaluation_result_id: str, *, title: str | None = None, **fields: Any
     ) -> Task:
         """A task about a failed (or any) evaluation result, titled after its failure and question."""
-        result = self._hub.evaluations.results.retrieve(evaluation_result_id)
-        evaluation = self._hub.evaluations.retrieve(result.evaluation_id)
+        result = self._store.resources.evaluations.results.retrieve(evaluation_result_id)
+        evaluation = self._store.resources.evaluations.retrieve(result.evaluation_id)
         if title is None:
             question = next((m.content for m in reversed(result.messages) if m.role == "user"), "")
             what = result.failure_category.title if result.failure_category else result.status
@@ -143,14 +143,14 @@ class TasksResource(Resource[Task]):
     ) -> dict[str, Any]:
         links: dict[str, Any] = {"scan_attempt_id": attempt_id, "test_case_id": test_case_id}
         if result_id is not None:
-            result = self._hub.evaluations.results.retrieve(result_id)
-            evaluation = self._hub.evaluations.retrieve(result.evaluation_id)
+            result = self._store.resources.evaluations.results.retrieve(result_id)
+            evaluation = self._store.resources.evaluations.retrieve(result.evaluation_id)
             self._check_project(project_id, "evaluation result", evaluation.project_id)
             links.update(evaluation_result_id=result.id, evaluation_id=evaluation.id)
             if test_case_id is None:
                 links["test_case_id"] = result.test_case_id
         if test_case_id is not None:
-            case = self._hub.test_cases.retrieve(test_case_id)
+            case = self._store.resources.test_cases.retrieve(test_case_id)
             self._check_project(project_id, "test case", case.project_id)
         if attempt_id is not None:
             self._check_attempt(project_id, attempt_id)
@@ -158,7 +158,7 @@ class TasksResource(Resource[Task]):
 
     def _check_attempt(self, project_id: str, attempt_id: str) -> None:
         """When this Hub stores scans, the attempt must exist (and be in the project)."""
-        attempts = getattr(getattr(self._hub, "scans", None), "attempts", None)
+        attempts = getattr(getattr(self._store.resources, "scans", None), "attempts", None)
         retrieve = getattr(attempts, "retrieve", None)
         if retrieve is None:
             return

@@ -13,8 +13,20 @@ from giskard_nb.hub.check_specs import build_check
 from giskard_nb.hub.models.base import build
 from giskard_nb.hub.models.dataset import CheckSpec, Comment, HubTestCase
 from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.store import Store
 
-__all__ = ["CommentsResource", "TestCasesResource"]
+__all__ = ["CommentsResource", "TestCasesResource", "next_position"]
+
+
+def next_position(conn: sa.Connection, dataset_id: str) -> int:
+    """The position of a test case added at the end of the dataset, inside the write transaction
+    that adds it. The dataset row is locked first, so concurrent writers (PostgreSQL) take turns."""
+    datasets, cases = schema.datasets, schema.test_cases
+    conn.execute(sa.select(datasets.c.id).where(datasets.c.id == dataset_id).with_for_update())
+    top = conn.execute(
+        sa.select(sa.func.max(cases.c.position)).where(cases.c.dataset_id == dataset_id)
+    ).scalar()
+    return 0 if top is None else top + 1
 
 
 class TestCasesResource(Resource[HubTestCase]):
@@ -30,9 +42,9 @@ class TestCasesResource(Resource[HubTestCase]):
     table = schema.test_cases
     columns = ("dataset_id", "project_id", "position", "status")
 
-    def __init__(self, hub: Any):
-        super().__init__(hub)
-        self.comments = CommentsResource(hub)
+    def __init__(self, store: Store):
+        super().__init__(store)
+        self.comments = CommentsResource(store)
 
     def create(
         self,
@@ -48,7 +60,7 @@ class TestCasesResource(Resource[HubTestCase]):
     ) -> HubTestCase:
         """Add a test case at the end of the dataset (``messages``: a list of ``{role, content}``
         messages, or one string — the user's message)."""
-        dataset = self._hub.datasets.retrieve(dataset_id)
+        dataset = self._store.resources.datasets.retrieve(dataset_id)
         data = {
             "dataset_id": dataset.id,
             "project_id": dataset.project_id,
@@ -63,7 +75,7 @@ class TestCasesResource(Resource[HubTestCase]):
         test_case = build(HubTestCase, data, "test case")
         self.validate_checks(dataset.project_id, test_case.checks)
         with self._db.write() as conn:
-            position = self._next_position(conn, dataset.id)
+            position = next_position(conn, dataset.id)
             return self._create(test_case.model_copy(update={"position": position}), conn=conn)
 
     def update(
@@ -138,26 +150,9 @@ class TestCasesResource(Resource[HubTestCase]):
 
     def validate_checks(self, project_id: str, specs: Sequence[CheckSpec]) -> None:
         """Build every check (errors name the identifier and list the known ones)."""
-        custom = self._hub.checks.by_identifier(project_id)
+        custom = self._store.resources.checks.by_identifier(project_id)
         for spec in specs:
             build_check(spec, custom)
-
-    def _insert_batch(self, conn: sa.Connection, cases: Sequence[HubTestCase]) -> None:
-        """Store validated test cases in one statement, without an audit entry each (an upload
-        writes one entry with the counts)."""
-        if cases:
-            conn.execute(self.table.insert(), [self._row(case) for case in cases])
-
-    def _next_position(self, conn: sa.Connection, dataset_id: str) -> int:
-        # Lock the dataset row first so that concurrent writers (PostgreSQL) take turns.
-        datasets = schema.datasets
-        conn.execute(sa.select(datasets.c.id).where(datasets.c.id == dataset_id).with_for_update())
-        top = conn.execute(
-            sa.select(sa.func.max(self.table.c.position)).where(
-                self.table.c.dataset_id == dataset_id
-            )
-        ).scalar()
-        return 0 if top is None else top + 1
 
 
 class CommentsResource(Resource[Comment]):
@@ -170,14 +165,14 @@ class CommentsResource(Resource[Comment]):
 
     def add(self, test_case_id: str, content: str) -> Comment:
         """Comment on a test case (the author is the Hub's actor)."""
-        test_case = self._hub.test_cases.retrieve(test_case_id)
+        test_case = self._store.resources.test_cases.retrieve(test_case_id)
         comment = build(
             Comment,
             {
                 "test_case_id": test_case.id,
                 "project_id": test_case.project_id,
                 "content": content,
-                "author": self._hub.actor,
+                "author": self._store.actor,
             },
             "comment",
         )
