@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.frames._common import STATUSES, json_cell
+from giskard_nb.frames._common import json_cell
 from giskard_nb.frames.export import FRAME_FORMATS, require_parquet, write_frame
+from giskard_nb.palette import STATUSES
 
 if TYPE_CHECKING:
     import pandas as pd
