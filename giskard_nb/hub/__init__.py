@@ -1,5 +1,7 @@
-"""The local Hub: projects, agents, datasets and test cases, checks, evaluations, failure categories and
-an audit log, stored in an embedded SQLite database (or PostgreSQL). Start with ``Hub()``."""
+"""The local Hub: projects, agents, datasets and test cases, checks, evaluations, scans, knowledge
+bases, schedules, tasks and an audit log, stored in an embedded SQLite database (or PostgreSQL): a
+storage envelope around the engines below it. Start with ``Hub()``. May import: errors, config,
+secrets, core, llm, checks, kb, scan, dataset_generation, frames, charts and schedule."""
 
 from giskard_nb.hub.agents import ConnectionReport, LocalAgent, RemoteAgent
 from giskard_nb.hub.check_specs import BUILTIN_CHECKS, build_check
