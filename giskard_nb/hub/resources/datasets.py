@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.check_specs import build_check
@@ -143,9 +143,7 @@ class DatasetsResource(Resource[Dataset]):
             self._hub, project_id, agent_id, scenario_id, n_examples, **options
         )
 
-    def generate_scenario_based(self, *args: Any, **kwargs: Any) -> Dataset:
-        """``agenerate_scenario_based`` from synchronous code."""
-        return run_sync(self.agenerate_scenario_based(*args, **kwargs))
+    generate_scenario_based = sync_twin(agenerate_scenario_based)
 
     async def agenerate_document_based(
         self,
@@ -164,9 +162,7 @@ class DatasetsResource(Resource[Dataset]):
             self._hub, project_id, agent_id, knowledge_base_id, n_examples, **options
         )
 
-    def generate_document_based(self, *args: Any, **kwargs: Any) -> Dataset:
-        """``agenerate_document_based`` from synchronous code."""
-        return run_sync(self.agenerate_document_based(*args, **kwargs))
+    generate_document_based = sync_twin(agenerate_document_based)
 
     def test_cases(self, dataset_id: str, **filters: Any) -> list[HubTestCase]:
         """``hub.test_cases.list(dataset_id, ...)``."""
