@@ -64,6 +64,7 @@ class Arrow(NamedTuple):
 
 
 _DISPLAY = "display convenience: lazy import inside"
+_ASK = "pending: the structured-answer helper moves to llm/ (issue 14, item 3)"
 
 #: The upward arrows allowed. Each must be an import inside a function (lazy).
 UPWARD_ALLOWED: tuple[Arrow, ...] = (
@@ -71,24 +72,12 @@ UPWARD_ALLOWED: tuple[Arrow, ...] = (
     Arrow("giskard_nb.core.scenario_result", "giskard_nb.charts", f"{_DISPLAY} plot_*()"),
     Arrow("giskard_nb.core.suite_result", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
     Arrow("giskard_nb.core.suite_result", "giskard_nb.charts", f"{_DISPLAY} plot_*()"),
-    Arrow(
-        "giskard_nb.scan.result",
-        "giskard_nb.frames.scans",
-        f"{_DISPLAY} to_dataframe(), probes_dataframe(), categories_dataframe()",
-    ),
+    Arrow("giskard_nb.scan.result", "giskard_nb.frames.scans", f"{_DISPLAY} *_dataframe()"),
     Arrow(
         "giskard_nb.scan.result", "giskard_nb.charts", f"{_DISPLAY} plot_grid(), plot_grade_card()"
     ),
-    Arrow(
-        "giskard_nb.kb.index",
-        "giskard_nb.dataset_generation.prompting",
-        "pending: the structured-answer helper moves to llm/ (issue 14, item 3)",
-    ),
-    Arrow(
-        "giskard_nb.kb.topics",
-        "giskard_nb.dataset_generation.prompting",
-        "pending: the structured-answer helper moves to llm/ (issue 14, item 3)",
-    ),
+    Arrow("giskard_nb.kb.index", "giskard_nb.dataset_generation.prompting", _ASK),
+    Arrow("giskard_nb.kb.topics", "giskard_nb.dataset_generation.prompting", _ASK),
 )
 
 #: Arrows left out when looking for import circles between packages (beyond the upward ones above).
@@ -200,50 +189,25 @@ def upward_arrows(graph: Graph, layers: tuple[tuple[str, ...], ...]) -> list[tup
     return sorted((a, b) for a, b in graph.arrows if level[top_package(a)] < level[top_package(b)])
 
 
+def _reachable(start: str, succ: dict[str, set[str]]) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in succ[todo.pop()] - seen:
+            seen.add(nxt)
+            todo.append(nxt)
+    return seen
+
+
 def cross_package_circles(graph: Graph, ignored: set[tuple[str, str]]) -> list[list[str]]:
     """Strongly connected sets of modules (minus the ``ignored`` arrows) spanning several packages."""
-    succ: dict[str, list[str]] = {m: [] for m in graph.modules}
+    succ: dict[str, set[str]] = {m: set() for m in graph.modules}
     for a, b in graph.arrows:
         if (a, b) not in ignored:
-            succ[a].append(b)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for start in sorted(succ):  # Tarjan's algorithm, iterative
-        if start in index:
-            continue
-        work = [(start, iter(succ[start]))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(succ[child])))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len({package_of(m, graph) for m in component}) > 1:
-                    found.append(sorted(component))
-    return sorted(found)
+            succ[a].add(b)
+    reach = {m: _reachable(m, succ) for m in succ}
+    circles = {frozenset(w for w in reach[m] if m in reach[w]) for m in succ if m in reach[m]}
+    return sorted(sorted(c) for c in circles if len({package_of(m, graph) for m in c}) > 1)
 
 
 _MAY_IMPORT = re.compile(r"May import:\s*([^.;]*)[.;]")
