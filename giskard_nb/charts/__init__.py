@@ -1,5 +1,7 @@
-"""Plotly figures of results. Every function returns a ``plotly.graph_objects.Figure`` (shown by
-Jupyter when it is a cell's value) and uses the status colours of ``giskard_nb.core.render``."""
+"""Plotly figures of results, evaluations and scans. Every function returns a Plotly ``Figure`` (shown
+by Jupyter when it is a cell's value). Charts read plain data only: result objects or their frames, and
+the status palette and scan-category catalogue of ``palette``. May import: errors, palette, core and
+frames."""
 
 from giskard_nb.charts.evaluations import plot_comparison, plot_failure_categories
 from giskard_nb.charts.results import plot_cost, plot_latency, plot_pass_rate

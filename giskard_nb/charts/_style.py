@@ -1,13 +1,14 @@
-"""What every chart shares: status colours, a layout, escaped labels, frames from objects, empty figures."""
+"""What every chart shares: a layout, escaped labels, frames from objects, empty figures.
+
+The status order, colours and labels come from ``giskard_nb.palette`` (re-exported here)."""
 
 from __future__ import annotations
 
 import html
 from typing import TYPE_CHECKING, Any
 
-from giskard_nb.core.render import STATUS_COLORS
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.frames._common import STATUSES
+from giskard_nb.palette import STATUS_COLORS, STATUS_LABELS, STATUSES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,8 +24,6 @@ __all__ = [
     "layout",
     "pass_rate",
 ]
-
-STATUS_LABELS = {"pass": "passed", "fail": "failed", "error": "errored", "skip": "skipped"}
 
 
 def label(value: Any, limit: int = 60) -> str:

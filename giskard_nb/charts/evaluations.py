@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from giskard_nb.charts._style import STATUS_COLORS, empty_figure, label, layout
+from giskard_nb.charts._style import empty_figure, label, layout
 from giskard_nb.errors import GiskardValidationError
+from giskard_nb.palette import STATUS_COLORS
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -9,18 +9,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from giskard_nb.charts._style import (
-    STATUS_COLORS,
-    STATUS_LABELS,
-    STATUSES,
-    as_frame,
-    empty_figure,
-    label,
-    layout,
-    pass_rate,
-)
+from giskard_nb.charts._style import as_frame, empty_figure, label, layout, pass_rate
 from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.errors import GiskardValidationError
+from giskard_nb.palette import STATUS_COLORS, STATUS_LABELS, STATUSES
 
 if TYPE_CHECKING:
     import pandas as pd

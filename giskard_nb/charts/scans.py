@@ -12,6 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from giskard_nb.charts._style import empty_figure, label, layout
 from giskard_nb.errors import GiskardValidationError
+from giskard_nb.palette import (
+    GRADE_COLORS,
+    INCOMPLETE_COLOR,
+    NO_GRADE_COLOR,
+    SCAN_CATEGORIES,
+    owasp_short_id,
+)
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -25,10 +32,6 @@ __all__ = [
     "scan_grid_counts",
 ]
 
-#: A (nothing found) to D (a critical finding); grey when there is no grade.
-GRADE_COLORS = {"A": "#2e7d32", "B": "#9e9d24", "C": "#ef6c00", "D": "#c62828"}
-NO_GRADE_COLOR = "#616161"
-INCOMPLETE_COLOR = "#6a1b9a"
 _SEVERITIES = ("minor", "major", "critical")
 _GRADE_TEXT = {
     "A": "no finding",
@@ -66,17 +69,15 @@ def plot_scan_grid(report: Any) -> go.Figure:
     hover for the attempts and errors behind each row."""
     import plotly.graph_objects as go
 
-    from giskard_nb.scan import list_categories
-
     grid = scan_grid_counts(report)
     if not grid:
         return empty_figure("Scan findings", "The scan has no attempts yet.")
-    known = {c.id: c for c in list_categories()}
+    known = {c.id: c for c in SCAN_CATEGORIES}
     order = [c for c in known if c in grid] + sorted(c for c in grid if c not in known)
     rows = []
     for cat in order:
-        owasp = getattr(known.get(cat), "owasp_id", None)
-        rows.append(label(f"{cat} ({owasp.split(':')[0]})" if owasp else cat))
+        owasp = owasp_short_id(known[cat].owasp_id) if cat in known else None
+        rows.append(label(f"{cat} ({owasp})" if owasp else cat))
     z = [[grid[c][s] for s in _SEVERITIES] for c in order]
     hover = [
         [

@@ -1,4 +1,6 @@
-"""Built-in checks. Public names are re-exported from ``giskard_nb``."""
+"""Built-in checks: text, comparison, JSON, composition, metadata, retrieval metrics, semantic
+similarity, Rego policies, and the LLM judges of ``checks.llm``. Public names are re-exported from
+``giskard_nb``. May import: errors, core and llm."""
 
 from giskard_nb.checks.comparison import (
     Equals,

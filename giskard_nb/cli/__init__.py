@@ -1,4 +1,5 @@
-"""The ``giskard-nb`` command line: ``eval``, ``scan``, ``hub`` and ``scheduler`` (one module each).
+"""The ``giskard-nb`` command line: ``eval``, ``scan``, ``hub`` and ``scheduler`` (one module each),
+the top layer. May import: errors, core, frames, hub and demo.
 
 Exit status: 0 when everything passed (or the grade is good enough), 1 when a test case failed or
 errored (or the scan grade is below ``--fail-under``), 2 for usage errors and bad input (a missing file,

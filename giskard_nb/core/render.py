@@ -9,14 +9,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.core.result import CheckResult
+from giskard_nb.palette import STATUS_COLORS
 
 if TYPE_CHECKING:
     from giskard_nb.core.interaction import Trace
     from giskard_nb.core.scenario_result import ScenarioResult
     from giskard_nb.core.suite_result import SuiteResult
 
-#: One colour per status, shared by reports, HTML views and charts.
-STATUS_COLORS = {"pass": "#2e7d32", "fail": "#c62828", "error": "#ef6c00", "skip": "#757575"}
 _SYMBOL = {"pass": ".", "fail": "F", "error": "E", "skip": "s"}
 _MAX_TEXT = 2000
 

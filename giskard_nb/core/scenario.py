@@ -21,7 +21,7 @@ from giskard_nb.core.generic import Parametrizable
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.spec import Interact, InteractionSpec
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 
 if TYPE_CHECKING:
@@ -208,9 +208,7 @@ class Scenario(Parametrizable, BaseModel):
             timeout=timeout,
         )
 
-    def run_sync(self, target: Any = MISSING, **kwargs: Any) -> ScenarioResult:
-        """``run()`` from synchronous code, including inside a notebook's running event loop."""
-        return run_sync(self.run(target, **kwargs))
+    run_sync = sync_twin(run)
 
     @property
     def checks_count(self) -> int:

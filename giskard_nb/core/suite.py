@@ -12,7 +12,7 @@ from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite_result import SuiteResult
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "Suite"]
@@ -102,9 +102,7 @@ class Suite(BaseModel):
             duration_ms=(time.perf_counter() - start) * 1000,
         )
 
-    def run_sync(self, target: Any = MISSING, **kwargs: Any) -> SuiteResult:
-        """``run()`` from synchronous code, including inside a notebook's running event loop."""
-        return run_sync(self.run(target, **kwargs))
+    run_sync = sync_twin(run)
 
 
 async def _gather_or_raise(coros: list) -> None:

@@ -15,7 +15,7 @@ from giskard_nb.core.check import Check
 from giskard_nb.core.generic import Parametrizable
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 
 __all__ = [
     "NO_CHECKS",
@@ -235,8 +235,7 @@ class TestCase(Parametrizable, BaseModel):
     async def run(self, *, return_exception: bool = True) -> TestCaseResult:
         return await default_test_case_runner.run(self, return_exception=return_exception)
 
-    def run_sync(self, *, return_exception: bool = True) -> TestCaseResult:
-        return run_sync(self.run(return_exception=return_exception))
+    run_sync = sync_twin(run)
 
     async def assert_passed(self) -> TestCaseResult:
         result = await self.run()

@@ -1,4 +1,6 @@
-"""``to_dataframe``: every result-bearing object as a tidy pandas DataFrame.
+"""``to_dataframe``: every result-bearing object as a tidy pandas DataFrame; the one home of the
+DataFrame helpers (scenario and suite results in ``frames.results``, scans in ``frames.scans``, the
+shared cells and dtypes in ``frames._common``). May import: errors, palette, core and scan.
 
 Columns are documented where each frame is built (``giskard_nb.frames.results`` for scenario and suite
 results). The rules everywhere: one row per unit, check results in long format, ``status`` columns are
@@ -12,8 +14,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.frames._common import STATUSES, json_cell
+from giskard_nb.frames._common import json_cell
 from giskard_nb.frames.export import FRAME_FORMATS, require_parquet, write_frame
+from giskard_nb.palette import STATUSES
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,5 +1,7 @@
 """Building blocks shared by every ``to_dataframe``: the status dtype, JSON cells, text cells, timestamps.
 
+The categories of every ``status`` column are ``giskard_nb.palette.STATUSES``, in that order.
+
 pandas is imported inside functions only (``import giskard_nb`` never loads it).
 """
 
@@ -10,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from giskard_nb.palette import STATUSES
+
 __all__ = [
     "STATUSES",
     "frame",
@@ -18,9 +22,6 @@ __all__ = [
     "text_cell",
     "utc_timestamps",
 ]
-
-#: The categories of every ``status`` column, in this order.
-STATUSES = ("pass", "fail", "error", "skip")
 
 
 def _default(value: Any) -> Any:

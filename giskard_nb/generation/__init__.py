@@ -1,6 +1,6 @@
 """Generating test cases with a generator model: from personas (``scenario_based``) and from documents
 (``document_based``), deduplicated, each recording its source. The Hub's ``hub.datasets.generate_*``
-store them as test cases."""
+store them as test cases. May import: errors, core, llm and kb."""
 
 from giskard_nb.generation.document_based import generate_from_passages
 from giskard_nb.generation.models import GeneratedCase, GenerationResult, Passage, Persona

@@ -1,4 +1,5 @@
-"""Input generators: ``UserSimulator`` (an LLM playing the user) and its predefined ``PERSONAS``."""
+"""Input generators: ``UserSimulator`` (an LLM playing the user) and its predefined ``PERSONAS``.
+May import: errors, core, llm and checks."""
 
 from giskard_nb.generators.dataset import DatasetInputGenerator
 from giskard_nb.generators.personas import PERSONAS

@@ -1,11 +1,12 @@
-"""The local Hub: projects, agents, datasets and test cases, checks, evaluations, failure categories and
-an audit log, stored in an embedded SQLite database (or PostgreSQL). Start with ``Hub()``.
+"""The local Hub: projects, agents, datasets and test cases, checks, evaluations, scans, knowledge
+bases, schedules, tasks and an audit log, stored in an embedded SQLite database (or PostgreSQL): a
+storage envelope around the engines below it. Start with ``Hub()``. May import: errors, config,
+secrets, core, llm, checks, kb, scan, dataset_generation, frames, charts and schedule.
 
 The store seam: ``Hub`` builds one ``Store`` (``hub/store.py``: the database, the actor, the secrets
 file, the audit writer, and the other resources through their public methods only) and hands it to
 every resource; a resource never holds the whole Hub nor calls another resource's private method
-(``tests/hub/test_store_seam.py`` checks it).
-"""
+(``tests/hub/test_store_seam.py`` checks it)."""
 
 from giskard_nb.hub.agents import ConnectionReport, LocalAgent, RemoteAgent
 from giskard_nb.hub.check_specs import BUILTIN_CHECKS, build_check

@@ -84,6 +84,9 @@ def write_entry(
 class AuditLog:
     """``hub.audit``: search the log and read one entity's history."""
 
+    #: Listed by the store's public view of the resources (``store.resources.audit``).
+    is_hub_resource = True
+
     def __init__(self, store: Store):
         self._store = store
 

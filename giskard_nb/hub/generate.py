@@ -26,12 +26,13 @@ from giskard_nb.generation import (
 from giskard_nb.generation.prompting import require_generator
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
-from giskard_nb.hub.resources.base import insert_records
-from giskard_nb.hub.resources.datasets import DatasetsResource
-from giskard_nb.hub.resources.test_cases import TestCasesResource, next_position
 from giskard_nb.hub.store import Store
 
-__all__ = ["generate_document_based", "generate_scenario_based", "persona_cases"]
+__all__ = ["Generated", "generate_document_based", "generate_scenario_based", "persona_cases"]
+
+#: What a generation returns for ``hub.datasets`` to store in one transaction: the target dataset,
+#: whether it is new, and the generated test cases (not yet positioned).
+Generated = tuple[Dataset, bool, list[HubTestCase]]
 
 _ADVICE = "generate from resources of the same project"
 
@@ -69,7 +70,7 @@ async def generate_scenario_based(
     dataset_id: str | None = None,
     dataset_name: str | None = None,
     generator: Any = None,
-) -> Dataset:
+) -> Generated:
     """``hub.datasets.generate_scenario_based`` (see the module docstring)."""
     resources = store.resources
     scenario = resources.projects.scenarios.retrieve(scenario_id)
@@ -87,7 +88,7 @@ async def generate_scenario_based(
         generator=model,
         existing=existing,
     )
-    return _store(store, dataset, dataset_id is None, result)
+    return _cases(store, dataset, dataset_id is None, result)
 
 
 async def generate_document_based(
@@ -103,7 +104,7 @@ async def generate_document_based(
     description: str = "",
     generator: Any = None,
     seed: int = 0,
-) -> Dataset:
+) -> Generated:
     """``hub.datasets.generate_document_based`` (see the module docstring)."""
     resources = store.resources
     kb = resources.knowledge_bases.retrieve(knowledge_base_id)
@@ -137,7 +138,7 @@ async def generate_document_based(
         seed=seed,
         source={"knowledge_base_id": kb.id},
     )
-    return _store(store, dataset, dataset_id is None, result)
+    return _cases(store, dataset, dataset_id is None, result)
 
 
 def _target(
@@ -153,7 +154,7 @@ def _target(
     return dataset, ["\n".join(f"{m.role}: {m.content}" for m in c.messages) for c in cases]
 
 
-def _store(store: Store, dataset: Dataset, new: bool, result: GenerationResult) -> Dataset:
+def _cases(store: Store, dataset: Dataset, new: bool, result: GenerationResult) -> Generated:
     if not result.cases:
         raise LLMError(f"no test case could be generated: {result.shortfall()}")
     if not result.complete:
@@ -175,13 +176,7 @@ def _store(store: Store, dataset: Dataset, new: bool, result: GenerationResult) 
     ]
     for record in records:
         store.resources.test_cases.validate_checks(dataset.project_id, record.checks)
-    with store.db.write() as conn:  # the dataset and its test cases, or nothing
-        if new:
-            insert_records(DatasetsResource, store, conn, [dataset])
-        start = next_position(conn, dataset.id)
-        placed = [r.model_copy(update={"position": start + i}) for i, r in enumerate(records)]
-        insert_records(TestCasesResource, store, conn, placed)
-    return store.bind(dataset)
+    return dataset, new, records
 
 
 def _embedding_model() -> Any:

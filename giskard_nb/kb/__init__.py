@@ -1,4 +1,6 @@
 """Knowledge bases: loading documents, chunking, hybrid (BM25 + embedding) search and topic discovery.
+May import: errors, core and llm; topic naming borrows the prompting helper of dataset_generation
+until the structured-answer helper moves to llm (an allow-listed exception).
 
 The Hub's ``hub.knowledge_bases`` stores them; ``DocumentIndex`` is the engine, usable on its own.
 """

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.kb.chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP, chunk_text
@@ -163,10 +163,7 @@ class DocumentIndex:
             naming_error=naming_error,
         )
 
-    @classmethod
-    def build(cls, data: Any, **options: Any) -> DocumentIndex:
-        """``abuild`` from synchronous code (also inside Jupyter's running loop)."""
-        return run_sync(cls.abuild(data, **options))
+    build = sync_twin(abuild)
 
     # -- searching -----------------------------------------------------------------------------------
 
@@ -196,9 +193,7 @@ class DocumentIndex:
             for r in ranked
         ]
 
-    def search(self, query: str, **options: Any) -> list[SearchHit]:
-        """``asearch`` from synchronous code."""
-        return run_sync(self.asearch(query, **options))
+    search = sync_twin(asearch)
 
     def topic_name(self, topic: int | None) -> str | None:
         return self.topics[topic].name if topic is not None and topic < len(self.topics) else None

@@ -1,4 +1,5 @@
 """The LLM layer: every call to a language or embedding model goes through here (and through litellm).
+May import: errors, config, secrets and core.
 
 - ``Generator`` / ``Completion``: chat completions with structured outputs, retries, rate limits, timeout.
 - ``set_default_generator`` / ``get_default_generator`` and the embedding twins: what checks use.

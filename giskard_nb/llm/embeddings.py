@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import ConfigError
 from giskard_nb.llm import cache as response_cache
@@ -60,8 +60,7 @@ class BaseEmbeddingModel(BaseModel):
         """One vector per text, in order."""
         return (await self.embed_with_usage(texts)).vectors
 
-    def embed_sync(self, texts: list[str]) -> list[list[float]]:
-        return run_sync(self.embed(texts))
+    embed_sync = sync_twin(embed)
 
     @abstractmethod
     async def embed_with_usage(self, texts: list[str]) -> Embeddings:

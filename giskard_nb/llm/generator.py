@@ -30,7 +30,7 @@ from pydantic import (
     field_validator,
 )
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.llm import cache as response_cache
@@ -227,9 +227,7 @@ class Generator(BaseModel):
         record_usage(done.usage, cached=done.source != "api")
         return done
 
-    def complete_sync(self, messages: Messages, **kwargs: Any) -> Completion:
-        """``complete()`` from synchronous code (also inside a notebook's running loop)."""
-        return run_sync(self.complete(messages, **kwargs))
+    complete_sync = sync_twin(complete)
 
     def _use_cache(self, explicit: bool | None, sent: dict[str, Any]) -> bool:
         if not response_cache.cache_enabled():

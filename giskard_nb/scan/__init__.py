@@ -1,4 +1,6 @@
-"""Vulnerability scans: OWASP-graded adversarial probing of an agent, offline-capable.
+"""Vulnerability scans: OWASP-graded adversarial probing of an agent, offline-capable. May import:
+errors, palette, core, llm and checks; frames and charts only lazily, for the report's
+``to_dataframe()`` and ``plot_*()``.
 
 ::
 

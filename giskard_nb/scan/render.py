@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+from giskard_nb.palette import GRADE_COLORS, INCOMPLETE_COLOR, NO_GRADE_COLOR
 from giskard_nb.scan.grading import Severity
 
 if TYPE_CHECKING:
@@ -27,10 +28,6 @@ __all__ = [
     "scan_text",
 ]
 
-GRADE_COLORS = {"A": "#2e7d32", "B": "#9e9d24", "C": "#ef6c00", "D": "#c62828"}
-#: The colour of a card with no grade, and of the "incomplete" badge.
-NO_GRADE_COLOR = "#616161"
-INCOMPLETE_COLOR = "#6a1b9a"
 COVERAGE_COLORS = {"assessed": "#2e7d32", "partial": "#ef6c00", "not_assessed": "#c62828"}
 SEVERITY_COLORS = {
     Severity.SAFE: "#2e7d32",

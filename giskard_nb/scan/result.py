@@ -291,9 +291,9 @@ class ScanReport(BaseModel):
 
     def to_dataframe(self):
         """One row per attempt (pandas)."""
-        from giskard_nb.scan.summary import attempts_dataframe
+        from giskard_nb.frames.scans import attempts_frame
 
-        return attempts_dataframe(self.attempts)
+        return attempts_frame(self.attempts)
 
     def plot_grid(self):
         """A Plotly figure: findings per category and severity (see ``giskard_nb.charts``)."""
@@ -309,16 +309,16 @@ class ScanReport(BaseModel):
 
     def probes_dataframe(self):
         """One row per probe (``attrs``: the grade, ``grade_line`` and ``incomplete``)."""
-        from giskard_nb.scan.summary import summaries_dataframe
+        from giskard_nb.frames.scans import summaries_frame
 
-        return self._with_grade(summaries_dataframe(self.probe_summaries()))
+        return self._with_grade(summaries_frame(self.probe_summaries()))
 
     def categories_dataframe(self):
         """One row per category with its ``coverage`` (``assessed``/``partial``/``not_assessed``) and
         ``coverage_reason``; ``attrs`` hold the grade, ``grade_line`` and ``incomplete``."""
-        from giskard_nb.scan.summary import summaries_dataframe
+        from giskard_nb.frames.scans import summaries_frame
 
-        return self._with_grade(summaries_dataframe(self.category_summaries()))
+        return self._with_grade(summaries_frame(self.category_summaries()))
 
     def _with_grade(self, df):
         df.attrs.update(grade=self.grade, grade_line=self.grade_line, incomplete=self.incomplete)

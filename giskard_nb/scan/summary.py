@@ -1,22 +1,15 @@
-"""Per-probe and per-category summaries of a scan, and its tables (pandas, imported lazily)."""
+"""Per-probe and per-category summaries of a scan (their tables are built in ``giskard_nb.frames.scans``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from giskard_nb.scan.grading import ReviewStatus, Severity
+from giskard_nb.scan.grading import ReviewStatus
 
 if TYPE_CHECKING:
-    from giskard_nb.scan.result import Attempt, CategorySummary, ProbeSummary, ScanReport
+    from giskard_nb.scan.result import CategorySummary, ProbeSummary, ScanReport
 
-__all__ = ["attempts_dataframe", "category_summaries", "probe_summaries", "summaries_dataframe"]
-
-ATTEMPT_COLUMNS = [
-    "attempt_id", "probe_id", "probe_name", "category", "variant", "source", "status", "successful",
-    "severity", "review_status", "counts", "reason", "detector", "input", "output", "turns", "error",
-    "agent_calls", "llm_calls", "total_tokens", "cost_usd", "duration_ms", "created_at", "attack_id",
-]  # fmt: skip
+__all__ = ["category_summaries", "probe_summaries"]
 
 
 def probe_summaries(report: ScanReport) -> list[ProbeSummary]:
@@ -75,56 +68,3 @@ def category_summaries(report: ScanReport) -> list[CategorySummary]:
         s = out.setdefault(cid, CategorySummary(category=cid, title=cid))
         s.coverage, s.coverage_reason = cov.status, cov.reason
     return [s for s in out.values() if s.probes or s.category in coverage]
-
-
-def _row(a: Attempt) -> dict[str, Any]:
-    turns = [m.get("content", "") for m in a.input_messages if m.get("role") == "user"]
-    return {
-        "attempt_id": a.id,
-        "probe_id": a.probe_id,
-        "probe_name": a.probe_name,
-        "category": a.category,
-        "variant": a.attack.variant,
-        "source": a.attack.source,
-        "status": a.status,
-        "successful": a.successful,
-        "severity": Severity(a.severity).label,
-        "review_status": str(a.review_status),
-        "counts": a.counts,
-        "reason": a.reason,
-        "detector": a.detector,
-        "input": turns[-1] if turns else "",
-        "output": a.output,
-        "turns": len(turns),
-        "error": a.error,
-        "agent_calls": a.agent_calls,
-        "llm_calls": a.usage.llm_calls,
-        "total_tokens": a.usage.total_tokens,
-        "cost_usd": a.usage.cost_usd,
-        "duration_ms": a.duration_ms,
-        "created_at": a.created_at,
-        "attack_id": a.attack.id,
-    }
-
-
-def attempts_dataframe(attempts: Iterable[Attempt]):
-    """A DataFrame with one row per attempt (columns ``ATTEMPT_COLUMNS``, severity as ordered labels)."""
-    import pandas as pd
-
-    df = pd.DataFrame([_row(a) for a in attempts], columns=ATTEMPT_COLUMNS)
-    df["severity"] = pd.Categorical(
-        df["severity"], categories=[s.label for s in Severity], ordered=True
-    )
-    return df
-
-
-def summaries_dataframe(summaries: list[Any]):
-    """A DataFrame of probe or category summaries (severity as a label)."""
-    import pandas as pd
-
-    rows = []
-    for s in summaries:
-        row = s.model_dump()
-        row["highest_severity"] = Severity(row["highest_severity"]).label
-        rows.append(row)
-    return pd.DataFrame(rows)

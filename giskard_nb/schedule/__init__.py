@@ -1,4 +1,5 @@
 """Recurring jobs: when they are due (``Schedule``), a controllable clock, run reports and e-mail.
+May import: errors and core.
 
 The Hub's ``hub.scheduled_evaluations`` stores schedules and runs the due ones; everything here is
 independent of the Hub and pure where it can be.

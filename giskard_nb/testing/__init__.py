@@ -1,4 +1,5 @@
-"""Test helpers that ship with giskard-nb, for your own CI as much as ours.
+"""Test helpers that ship with giskard-nb, for your own CI as much as ours. May import: errors and
+llm.
 
 ``FakeLLMServer`` is an OpenAI-compatible server on 127.0.0.1 scripted from Python (``FakeReply`` for
 errors, delays and malformed bodies; ``FakeRequest`` is what it received). Point judges at it with

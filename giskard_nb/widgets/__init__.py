@@ -1,5 +1,6 @@
 """ipywidgets frontends: thin views over the library's objects. Every button has a Python method, so
-each widget can be driven from code (and is tested headless)."""
+each widget can be driven from code (and is tested headless). May import: errors, palette, core,
+scan, frames and hub."""
 
 from giskard_nb.widgets.builder import ScenarioBuilder
 from giskard_nb.widgets.evaluation_runner import EvaluationRunner

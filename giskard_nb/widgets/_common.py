@@ -15,8 +15,9 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from typing import Any
 
-from giskard_nb.core.render import STATUS_COLORS, short
+from giskard_nb.core.render import short
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
+from giskard_nb.palette import STATUS_COLORS
 
 __all__ = [
     "Debounce",

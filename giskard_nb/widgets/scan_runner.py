@@ -13,14 +13,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
+from giskard_nb.palette import GRADE_COLORS, INCOMPLETE_COLOR, NO_GRADE_COLOR
 from giskard_nb.widgets._common import Job, View, badge, error_html, esc
 from giskard_nb.widgets._render import conversation_html
 
 __all__ = ["ScanRunner"]
 
 _REVIEW = ("pending", "ignored", "acknowledged", "corrected")
-_GRADE_COLORS = {"A": "#2e7d32", "B": "#9e9d24", "C": "#ef6c00", "D": "#c62828"}
-_NO_GRADE, _INCOMPLETE = "#616161", "#6a1b9a"
 
 
 class ScanRunner(View):
@@ -90,7 +89,7 @@ class ScanRunner(View):
         self._planned = est.attacks
         text, *warnings = str(est).split("\n")
         self._w["estimate"].value = f"<b>Preflight:</b> {esc(text)}" + "".join(
-            f"<br><span class='giskard-preflight-warning' style='color:{_INCOMPLETE}'>⚠ "
+            f"<br><span class='giskard-preflight-warning' style='color:{INCOMPLETE_COLOR}'>⚠ "
             f"{esc(w.removeprefix('warning: '), 1000)}</span>"
             for w in warnings
         )
@@ -185,12 +184,12 @@ class ScanRunner(View):
 
         report = self.report
         grade = report.grade or "—"
-        color = _GRADE_COLORS.get(grade, _NO_GRADE)
+        color = GRADE_COLORS.get(grade, NO_GRADE_COLOR)
         note = ""
         if report.incomplete:
             note = (
                 f"<br>{badge('error', 'incomplete')} <span class='giskard-coverage-note' "
-                f"style='color:{_INCOMPLETE}'>{esc(report.grade_line, 1000)}</span>"
+                f"style='color:{INCOMPLETE_COLOR}'>{esc(report.grade_line, 1000)}</span>"
             )
         self._w["card"].value = (
             "<div class='giskard-grade-card' style='display:flex;gap:12px;align-items:center'>"

@@ -35,9 +35,7 @@ def test_the_corpus_is_large_multilingual_labelled_and_split():
             assert cells[(lang, label, "dev")] >= 5 and cells[(lang, label, "dev2")] >= 5
             assert cells[(lang, label, "dev3")] >= 2
     # the splits are by topic: no request appears in two of them
-    requests = {
-        s: {r["request"] for r in rows if r["split"] == s} for s in ("dev", "dev2", "dev3")
-    }
+    requests = {s: {r["request"] for r in rows if r["split"] == s} for s in ("dev", "dev2", "dev3")}
     assert not requests["dev"] & requests["dev2"]
     assert not (requests["dev"] | requests["dev2"]) & requests["dev3"]
 

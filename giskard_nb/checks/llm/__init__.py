@@ -1,4 +1,5 @@
 """LLM-judged checks. Importing this package registers their kinds; it does not import litellm.
+May import: errors, core and llm.
 
 Kinds: ``llm_judge`` (LLMJudge), ``groundedness``, ``contradiction``, ``correctness``, ``conformity``,
 ``answer_relevance``, ``toxicity``, ``sentiment``. Custom judges subclass ``BaseLLMCheck`` (see ``base.py``).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.hub import schema
 from giskard_nb.hub.models.agent import Agent, AgentOutput
 from giskard_nb.hub.models.base import build
@@ -92,9 +92,7 @@ class AgentsResource(Resource[Agent]):
         async with RemoteAgent(self.retrieve(agent_id)) as agent:
             return await agent(messages)
 
-    def call(self, agent_id: str, messages: Sequence[Any]) -> AgentOutput:
-        """``acall`` from synchronous code."""
-        return run_sync(self.acall(agent_id, messages))
+    call = sync_twin(acall)
 
     async def atest_connection(
         self,
@@ -125,6 +123,4 @@ class AgentsResource(Resource[Agent]):
             )
         return await test_connection(agent)
 
-    def test_connection(self, agent_id: str | None = None, **kwargs: Any) -> Any:
-        """``atest_connection`` from synchronous code."""
-        return run_sync(self.atest_connection(agent_id, **kwargs))
+    test_connection = sync_twin(atest_connection)

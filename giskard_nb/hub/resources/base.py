@@ -47,6 +47,8 @@ class Resource(Generic[R]):
     #: Fields whose every value is a secret (besides secret-named keys anywhere): moved to the
     #: secrets file when written, a ``${secret:<id>}`` reference stored instead.
     secret_fields: ClassVar[tuple[str, ...]] = ()
+    #: What the store's public view of the resources lists (``store.resources``).
+    is_hub_resource: ClassVar[bool] = True
 
     def __init__(self, store: Store):
         if not isinstance(

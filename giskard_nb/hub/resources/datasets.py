@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.check_specs import build_check
@@ -141,13 +141,12 @@ class DatasetsResource(Resource[Dataset]):
         ``dataset_name``, ``generator``."""
         from giskard_nb.hub.generate import generate_scenario_based
 
-        return await generate_scenario_based(
+        generated = await generate_scenario_based(
             self._store, project_id, agent_id, scenario_id, n_examples, **options
         )
+        return self._store_generated(*generated)
 
-    def generate_scenario_based(self, *args: Any, **kwargs: Any) -> Dataset:
-        """``agenerate_scenario_based`` from synchronous code."""
-        return run_sync(self.agenerate_scenario_based(*args, **kwargs))
+    generate_scenario_based = sync_twin(agenerate_scenario_based)
 
     async def agenerate_document_based(
         self,
@@ -162,13 +161,21 @@ class DatasetsResource(Resource[Dataset]):
         ``dataset_id``, ``dataset_name``, ``description``, ``generator``, ``seed``."""
         from giskard_nb.hub.generate import generate_document_based
 
-        return await generate_document_based(
+        generated = await generate_document_based(
             self._store, project_id, agent_id, knowledge_base_id, n_examples, **options
         )
+        return self._store_generated(*generated)
 
-    def generate_document_based(self, *args: Any, **kwargs: Any) -> Dataset:
-        """``agenerate_document_based`` from synchronous code."""
-        return run_sync(self.agenerate_document_based(*args, **kwargs))
+    generate_document_based = sync_twin(agenerate_document_based)
+
+    def _store_generated(self, dataset: Dataset, new: bool, records: list[HubTestCase]) -> Dataset:
+        with self._db.write() as conn:  # the dataset and its test cases, or nothing
+            if new:
+                self._insert(conn, [dataset], audit=True)
+            start = next_position(conn, dataset.id)
+            placed = [r.model_copy(update={"position": start + i}) for i, r in enumerate(records)]
+            insert_records(TestCasesResource, self._store, conn, placed)
+        return self._store.bind(dataset)
 
     def test_cases(self, dataset_id: str, **filters: Any) -> list[HubTestCase]:
         """``hub.test_cases.list(dataset_id, ...)``."""

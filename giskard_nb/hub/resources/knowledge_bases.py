@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError, NotFoundError
 from giskard_nb.hub import schema_more
 from giskard_nb.hub.kb_vectors import load_vectors, save_vectors
@@ -163,9 +163,7 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
             self._store_index(conn, kb, index)
         return self._store.bind(kb)
 
-    def create(self, project_id: str, data: Any = None, **options: Any) -> KnowledgeBase:
-        """``acreate`` from synchronous code (also inside a notebook's running loop)."""
-        return run_sync(self.acreate(project_id, data, **options))
+    create = sync_twin(acreate)
 
     def _store_index(self, conn: sa.Connection, kb: KnowledgeBase, index: DocumentIndex) -> None:
         topics = [
@@ -256,8 +254,8 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
         self,
         knowledge_base_id: str,
         query: str,
-        *,
         limit: int = 5,
+        *,
         topic_ids: Sequence[str] | None = None,
     ) -> list[KBSearchResult]:
         """The ``limit`` documents most relevant to ``query`` (only in ``topic_ids`` if given)."""
@@ -289,11 +287,7 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
             for h in hits
         ]
 
-    def search_documents(
-        self, knowledge_base_id: str, query: str, limit: int = 5, **options: Any
-    ) -> list[KBSearchResult]:
-        """``asearch_documents`` from synchronous code."""
-        return run_sync(self.asearch_documents(knowledge_base_id, query, limit=limit, **options))
+    search_documents = sync_twin(asearch_documents)
 
     def context_for(self, knowledge_base_id: str, query: str, limit: int = 3) -> list[str]:
         """The texts of the best documents for ``query``: a groundedness check's ``context``."""

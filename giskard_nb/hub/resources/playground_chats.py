@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema_more
 from giskard_nb.hub.models.base import build
@@ -72,9 +72,7 @@ class PlaygroundChatsResource(Resource[PlaygroundChat]):
         title = chat.title or _title(updated)
         return self._update(chat_id, {"messages": updated, "title": title})
 
-    def send(self, chat_id: str, content: str) -> PlaygroundChat:
-        """``asend`` from synchronous code."""
-        return run_sync(self.asend(chat_id, content))
+    send = sync_twin(asend)
 
     def list(
         self,

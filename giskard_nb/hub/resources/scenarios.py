@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import NotFoundError
 from giskard_nb.hub import schema_more
 from giskard_nb.hub.models.base import build
@@ -70,9 +70,7 @@ class ScenariosResource(Resource[ProjectScenario]):
         )
         return result.cases
 
-    def preview(self, scenario_id: str, **options: Any) -> list[Any]:
-        """``apreview`` from synchronous code."""
-        return run_sync(self.apreview(scenario_id, **options))
+    preview = sync_twin(apreview)
 
     def to_dataframe(self, project_id: str | None = None) -> Any:
         from giskard_nb.hub.more_frames import scenarios_frame

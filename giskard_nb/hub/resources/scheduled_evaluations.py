@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from giskard_nb.core.missing import MISSING
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema_more
 from giskard_nb.hub.models.base import build, require_same_project
@@ -207,9 +207,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
                 runs.append(await self._execute(schedule, moment))
         return runs
 
-    def run_due(self, now: datetime | None = None) -> list[ScheduledRun]:
-        """``arun_due`` from synchronous code."""
-        return run_sync(self.arun_due(now))
+    run_due = sync_twin(arun_due)
 
     async def arun_now(self, scheduled_evaluation_id: str) -> ScheduledRun:
         """Run a schedule immediately (paused or not); it counts as its latest run."""
@@ -218,8 +216,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         self._claim(schedule, moment, force=True)
         return await self._execute(schedule, moment)
 
-    def run_now(self, scheduled_evaluation_id: str) -> ScheduledRun:
-        return run_sync(self.arun_now(scheduled_evaluation_id))
+    run_now = sync_twin(arun_now)
 
     def _claim(self, schedule: ScheduledEvaluation, moment: datetime, force: bool = False) -> bool:
         """Set ``last_execution_at`` only if nobody else did since we read it (compare and set)."""

@@ -1,4 +1,5 @@
-"""Detectors: decide from the agent's replies whether an attack succeeded (rule-based and LLM-judged)."""
+"""Detectors: decide from the agent's replies whether an attack succeeded (rule-based and LLM-judged).
+May import: errors, core and llm."""
 
 from giskard_nb.scan.detectors.advice import ADVICE_PATTERNS, UnqualifiedAdviceDetector
 from giskard_nb.scan.detectors.agency import UnboundedOutputDetector, UnrequestedActionDetector

@@ -1,4 +1,5 @@
-"""The probe library written for giskard-nb: templates with variants and canaries, per category."""
+"""The probe library written for giskard-nb: templates with variants and canaries, per category.
+Its modules are data built on the scan package's own ``Probe``. May import: nothing else."""
 
 from __future__ import annotations
 
