@@ -1,10 +1,12 @@
 """Knowledge bases: loading documents, chunking, hybrid (BM25 + embedding) search and topic discovery.
 
-The Hub's ``hub.knowledge_bases`` stores them; ``DocumentIndex`` is the engine, usable on its own.
+The Hub's ``hub.knowledge_bases`` stores them; ``DocumentIndex`` is the engine, usable on its own. It
+embeds with a ``giskard_nb.llm`` embedding model (``EmbeddingModel`` here is that same class) or any
+object that ``SupportsEmbed``. May import ``giskard_nb.core`` and ``giskard_nb.llm`` (and numpy).
 """
 
 from giskard_nb.kb.documents import LoadedDocuments, SourceDocument, load_documents
-from giskard_nb.kb.embedding import EmbeddingModel, HashingEmbedder
+from giskard_nb.kb.embedding import EmbeddingModel, HashingEmbedder, SupportsEmbed
 from giskard_nb.kb.index import Chunk, DocumentIndex, SearchHit
 
 __all__ = [
@@ -15,5 +17,6 @@ __all__ = [
     "LoadedDocuments",
     "SearchHit",
     "SourceDocument",
+    "SupportsEmbed",
     "load_documents",
 ]
