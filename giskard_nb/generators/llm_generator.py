@@ -51,7 +51,7 @@ from giskard_nb.llm.templates import (
 
 __all__ = ["BaseLLMGenerator", "LLMGenerator", "LLMGeneratorOutput"]
 
-_FRAME = TemplateReference(template_name="giskard_nb.generators::llm_generator.j2")
+_FRAME = "giskard_nb.generators::llm_generator.j2"
 _TRACE_VARIABLES = {"trace", "history"}
 
 
@@ -235,7 +235,7 @@ class LLMGenerator(BaseLLMGenerator):
             "max_steps": inputs["max_steps"],
             "input_schema": inputs.get("input_schema", ""),
         }
-        return render_messages(_FRAME, frame)
+        return render_messages(TemplateReference(template_name=_FRAME), frame)
 
 
 def _prompt_file(path: str) -> Path:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, SerializeAsAny, field_validator
+from pydantic import BaseModel, ConfigDict, SerializeAsAny, field_validator
 
 from giskard_nb.llm.embeddings import BaseEmbeddingModel, EmbeddingModel, OfflineEmbeddingModel
 from giskard_nb.llm.generator import Generator
@@ -32,6 +32,7 @@ __all__ = ["WithEmbeddingMixin", "WithGeneratorMixin"]
 class WithGeneratorMixin(BaseModel):
     """Adds ``generator`` (None = the default generator, looked up by ``get_generator()`` at use time)."""
 
+    model_config = ConfigDict(defer_build=True)
     generator: SerializeAsAny[Generator] | None = None
 
     @field_validator("generator", mode="before")
@@ -47,6 +48,7 @@ class WithGeneratorMixin(BaseModel):
 class WithEmbeddingMixin(BaseModel):
     """Adds ``embedding_model`` (None = the default model, looked up by ``get_embedding_model()``)."""
 
+    model_config = ConfigDict(defer_build=True)
     embedding_model: SerializeAsAny[BaseEmbeddingModel] | None = None
 
     @field_validator("embedding_model", mode="before")
