@@ -92,12 +92,20 @@ from giskard_nb.errors import (
     UnknownKindError,
     WorkerPoolExhausted,
 )
-from giskard_nb.generators import DatasetInputGenerator, UserSimulator
+from giskard_nb.generators import (
+    BaseLLMGenerator,
+    DatasetInputGenerator,
+    LLMGenerator,
+    UserSimulator,
+)
 from giskard_nb.llm import (
+    BaseEmbeddingModel,
     Completion,
     EmbeddingModel,
     Generator,
     TemplateReference,
+    WithEmbeddingMixin,
+    WithGeneratorMixin,
     get_default_embedding_model,
     get_default_generator,
     register_template_folder,
@@ -163,7 +171,9 @@ __all__ = [
     "AnswerRelevance",
     "AnyOf",
     "AveragePrecision",
+    "BaseEmbeddingModel",
     "BaseLLMCheck",
+    "BaseLLMGenerator",
     "Check",
     "CheckResult",
     "CheckStatus",
@@ -203,6 +213,7 @@ __all__ = [
     "JsonValid",
     "LLMCheckResult",
     "LLMError",
+    "LLMGenerator",
     "LLMJudge",
     "Latency",
     "LessThan",
@@ -259,6 +270,8 @@ __all__ = [
     "UnsafeOutput",
     "Usage",
     "UserSimulator",
+    "WithEmbeddingMixin",
+    "WithGeneratorMixin",
     "WithSpy",
     "WorkerPoolExhausted",
     "__version__",

@@ -38,14 +38,27 @@ class GiskardValidationError(GiskardNBError, ValueError):
 class UnknownKindError(GiskardValidationError):
     """A serialized object names a kind that is not registered."""
 
-    def __init__(self, family: str, kind: Any, registered: frozenset[str] | set[str]):
+    def __init__(
+        self,
+        family: str,
+        kind: Any,
+        registered: frozenset[str] | set[str],
+        root: str | None = None,
+    ):
         self.family, self.kind, self.registered = family, kind, frozenset(registered)
         known = ", ".join(sorted(registered)) or "(none)"
-        super().__init__(
-            f"Unknown {family} kind {kind!r}. Registered kinds: {known}. "
-            f"If {kind!r} is a custom class, import the module that defines it (and decorates it with "
-            f"@{family.capitalize()}.register({kind!r})) before loading."
-        )
+        root = root or family.title().replace(" ", "")
+        if kind is None:
+            remedy = (
+                f"It was saved from a {root} subclass that has no kind: decorate the class with "
+                f"@{root}.register('my_kind') and save it again."
+            )
+        else:
+            remedy = (
+                f"If {kind!r} is a custom class, import the module that defines it (and decorates it "
+                f"with @{root}.register({kind!r})) before loading."
+            )
+        super().__init__(f"Unknown {family} kind {kind!r}. Registered kinds: {known}. {remedy}")
 
 
 class DuplicateKindError(GiskardValidationError):

@@ -21,9 +21,7 @@ embeddings miss negations and swapped facts ("open Monday" vs "open Friday"): us
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import Field, SerializeAsAny, field_validator
+from pydantic import Field
 
 from giskard_nb.checks.base import no_value, target_key_field, value_or_key, wrong_type
 from giskard_nb.core.check import Check
@@ -33,40 +31,20 @@ from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.result import CheckResult, Metric
 from giskard_nb.core.usage import USAGE_METRICS, Usage
 from giskard_nb.errors import ConfigError, LLMError
-from giskard_nb.llm.embeddings import (
-    BaseEmbeddingModel,
-    EmbeddingModel,
-    OfflineEmbeddingModel,
-    check_vectors,
-    cosine_similarity,
-)
+from giskard_nb.llm.embeddings import check_vectors, cosine_similarity
+from giskard_nb.llm.mixins import WithEmbeddingMixin
 
 __all__ = ["SemanticSimilarity"]
 
 
 @Check.register("semantic_similarity")
-class SemanticSimilarity(Check):
+class SemanticSimilarity(WithEmbeddingMixin, Check):
     """PASS when the cosine similarity of answer and reference embeddings is >= ``threshold``."""
 
     reference_text: Value = MISSING
     reference_text_key: JSONPathStr = "trace.last.metadata.reference_text"
     target_key: JSONPathStr = target_key_field()
     threshold: float = Field(default=0.8, ge=-1.0, le=1.0)
-    embedding_model: SerializeAsAny[BaseEmbeddingModel] | None = None
-
-    @field_validator("embedding_model", mode="before")
-    @classmethod
-    def _as_model(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            from giskard_nb.llm.settings import resolve_embedding_model
-
-            return resolve_embedding_model(value)
-        if isinstance(value, dict):
-            model = str(value.get("model", ""))
-            if model.startswith("wordllama/"):
-                return OfflineEmbeddingModel.model_validate(value)
-            return EmbeddingModel.model_validate(value)
-        return value
 
     async def run(self, trace: Trace) -> CheckResult:
         reference = value_or_key(trace, self.reference_text, self.reference_text_key)
@@ -78,10 +56,8 @@ class SemanticSimilarity(Check):
         for what, value in (("the answer", actual), ("the reference text", reference)):
             if isinstance(value, list | tuple | set | dict):
                 return _with_usage(wrong_type(what, "a single text", value))
-        from giskard_nb.llm.settings import resolve_embedding_model
-
         try:
-            model = resolve_embedding_model(self.embedding_model)
+            model = self.get_embedding_model()
             embedded = await model.embed_with_usage([str(actual), str(reference)])
         except (LLMError, ConfigError) as exc:
             return _with_usage(

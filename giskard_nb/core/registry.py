@@ -1,11 +1,14 @@
-"""Polymorphic models selected by a ``kind`` string: the base of checks, interaction specs and input generators.
+"""Polymorphic models selected by a ``kind`` string: the base of checks, interaction specs, input
+generators, generators and embedding models.
 
-A family root (``Check``, ``InteractionSpec``, ``InputGenerator``) owns a registry. Subclasses join it with
+A family root (``Check``, ``InteractionSpec``, ``InputGenerator``, ``Generator``, ``BaseEmbeddingModel``)
+owns a registry. Subclasses join it with
 ``@Root.register("kind")``; a dump carries ``"kind"`` and validating against the root dispatches on it.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, computed_field, model_validator
@@ -25,6 +28,8 @@ class Registered(Parametrizable, BaseModel):
     _family: ClassVar[str] = "object"
     _registry: ClassVar[dict[str, type[Registered]]]
     _kind: ClassVar[str | None] = None
+    #: Kinds of the family defined in modules that load lazily: kind -> module registering it on import.
+    _lazy_kinds: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -60,13 +65,31 @@ class Registered(Parametrizable, BaseModel):
     @classmethod
     def kinds(cls) -> frozenset[str]:
         """The kinds registered in this family (all of them, or those below ``cls``)."""
-        return frozenset(k for k, sub in cls._registry.items() if issubclass(sub, cls))
+        found = {k for k, sub in cls._registry.items() if issubclass(sub, cls)}
+        if cls is cls.family_root():
+            found |= set(cls._lazy_kinds)
+        return frozenset(found)
+
+    @classmethod
+    def _lookup(cls, kind: Any) -> type[Registered] | None:
+        """The class registered under ``kind``, importing its module first for a lazy built-in kind."""
+        if not isinstance(kind, str):
+            return None
+        if kind not in cls._registry and kind in cls._lazy_kinds:
+            importlib.import_module(cls._lazy_kinds[kind])
+        return cls._registry.get(kind)
+
+    @classmethod
+    def family_root(cls) -> type[Registered]:
+        """The family root (the class that owns the registry: ``Check``, ``Generator``...)."""
+        return next(c for c in cls.__mro__ if "_registry" in c.__dict__)
 
     @classmethod
     def registered_class(cls, kind: str) -> type[Registered]:
-        sub = cls._registry.get(kind)
+        """The class registered under ``kind`` (``UnknownKindError`` naming the registered kinds)."""
+        sub = cls._lookup(kind)
         if sub is None or not issubclass(sub, cls):
-            raise UnknownKindError(cls._family, kind, cls.kinds())
+            raise UnknownKindError(cls._family, kind, cls.kinds(), cls.family_root().__name__)
         return sub
 
     @computed_field  # type: ignore[prop-decorator]
@@ -83,9 +106,11 @@ class Registered(Parametrizable, BaseModel):
         if isinstance(data, dict) and "kind" in data:
             kind = data["kind"]
             if kind != cls._kind:
-                target = cls._registry.get(kind) if isinstance(kind, str) else None
+                target = cls._lookup(kind)
                 if target is None or not issubclass(target, cls):
-                    raise UnknownKindError(cls._family, kind, cls.kinds())
+                    raise UnknownKindError(
+                        cls._family, kind, cls.kinds(), cls.family_root().__name__
+                    )
                 return target.model_validate(data)
             data = {k: v for k, v in data.items() if k != "kind"}
         elif cls._kind is None and "_registry" in cls.__dict__:

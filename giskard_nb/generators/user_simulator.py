@@ -13,25 +13,25 @@
 ``detail_oriented_user``, ``skeptical_user``, ``adversarial_user``) or a description in your own words.
 Each turn the model sees the conversation so far and writes the user's next message; the agent answers it
 (one interaction per turn). The conversation stops when the model says the goal is reached (never before
-the second turn), when it has nothing more to say, or after ``max_turns`` (alias ``max_steps``) messages.
+the second turn), when it has nothing more to say, or after ``max_steps`` (alias ``max_turns``) messages.
 The model is ``generator`` (a Generator or model string) or the default one; without any, the step is an
-ERROR that says how to configure one. Its calls count in ``track_usage()``.
+ERROR that says how to configure one. Its calls count in ``track_usage()``. It is a ``BaseLLMGenerator``
+(the same turn loop as ``LLMGenerator``); ``max_retries`` defaults to 0 here: a reply still unreadable
+after its repair request ends the step with an ERROR, as before.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
-from giskard_nb.checks.llm.base import format_history
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.spec import InputGenerator
 from giskard_nb.errors import GiskardValidationError, InputGenerationException
+from giskard_nb.generators.llm_generator import BaseLLMGenerator
 from giskard_nb.generators.personas import PERSONAS
-from giskard_nb.llm.generator import Generator
 from giskard_nb.llm.templates import TemplateReference
 
 __all__ = ["SimulatedTurn", "UserSimulator"]
@@ -52,14 +52,14 @@ class SimulatedTurn(BaseModel):
 
 
 @InputGenerator.register("user_simulator")
-class UserSimulator(InputGenerator):
+class UserSimulator(BaseLLMGenerator):
     """Simulated user: a persona (predefined key or free description), a situation, an optional goal."""
 
     persona: str
     context: str | None = None
     goal: str | None = None
-    max_turns: int = Field(default=3, ge=1, validation_alias=AliasChoices("max_turns", "max_steps"))
-    generator: Generator | None = None
+    max_steps: int = Field(default=3, ge=1, validation_alias=AliasChoices("max_steps", "max_turns"))
+    max_retries: int = Field(default=0, ge=0)
 
     @field_validator("persona")
     @classmethod
@@ -76,40 +76,39 @@ class UserSimulator(InputGenerator):
             )
         return value
 
-    @field_validator("generator", mode="before")
-    @classmethod
-    def _model_string(cls, value: Any) -> Any:
-        return Generator(model=value) if isinstance(value, str) else value
-
     @property
     def persona_description(self) -> str:
+        """The predefined persona's description, or the persona text itself."""
         return PERSONAS.get(self.persona, self.persona)
 
-    async def __call__(
-        self, trace: Trace, input_type: type | None = None
-    ) -> AsyncGenerator[Any, Trace]:
-        from giskard_nb.llm.settings import resolve_generator
-        from giskard_nb.llm.templates import render_messages
+    @property
+    def max_turns(self) -> int:
+        """``max_steps`` under this simulator's first name."""
+        return self.max_steps
 
-        generator = resolve_generator(self.generator)
-        for turn in range(self.max_turns):
-            messages = render_messages(
-                TemplateReference(template_name=_TEMPLATE),
-                {
-                    "persona": self.persona_description,
-                    "context": self.context or "",
-                    "goal": self.goal or "",
-                    "history": format_history(trace),
-                    "turn": turn + 1,
-                    "max_turns": self.max_turns,
-                },
+    def get_prompt(self) -> TemplateReference:
+        return TemplateReference(template_name=_TEMPLATE)
+
+    async def get_inputs(self, trace: Trace) -> dict[str, Any]:
+        return {
+            **await super().get_inputs(trace),
+            "persona": self.persona_description,
+            "context": self.context or "",
+            "goal": self.goal or "",
+        }
+
+    def output_type_for(self, input_type: Any) -> type[BaseModel]:
+        return SimulatedTurn  # the user writes text, whatever the target's input type
+
+    def next_input(self, reply: Any, step: int) -> Any:
+        """The user's message; the goal counts only from the second turn, and the opening message
+        must not be empty."""
+        message = (reply.message or "").strip()
+        if step > 0 and (reply.goal_reached or not message):
+            return None
+        if not message:
+            raise InputGenerationException(
+                f"the user simulator's model ({self.get_generator().model}) wrote an empty opening "
+                "message"
             )
-            reply = (await generator.complete(messages, output_type=SimulatedTurn)).parsed
-            message = (reply.message or "").strip()
-            if turn > 0 and (reply.goal_reached or not message):
-                return
-            if not message:
-                raise InputGenerationException(
-                    f"the user simulator's model ({generator.model}) wrote an empty opening message"
-                )
-            trace = yield message
+        return message

@@ -1,11 +1,14 @@
-"""Embedding documents and queries: the model protocol, the default model, and a deterministic embedder.
+"""Embedding documents and queries: the default model and a deterministic embedder.
 
-An embedding model is any object with ``async embed(texts) -> list[list[float]]`` (the protocol of
-``giskard_nb.llm`` embedding models). ``default_embedding_model()`` is the configured one
-(``giskard_nb.llm.get_default_embedding_model()``, offline by default). ``HashingEmbedder`` is a
-deterministic, dependency-free embedder (signed feature hashing of stemmed words, word pairs and
-character trigrams): exact and reproducible, useful for tests and as a lexical-semantic fallback.
-``embed_matrix`` embeds in batches and returns unit-length rows, so a dot product is a cosine.
+The knowledge base embeds with a ``giskard_nb.llm`` embedding model (``BaseEmbeddingModel``: the offline
+one, ``EmbeddingModel`` for litellm models, ``HashingEmbedder`` here, or your own subclass); any other
+object with ``async embed(texts) -> list[list[float]]`` works too (``SupportsEmbed``, the duck-typed
+protocol). ``EmbeddingModel`` is re-exported here under its old import path: it is the litellm model
+class of ``giskard_nb.llm``, the same everywhere. ``default_embedding_model()`` is the configured one
+(``giskard_nb.llm.get_default_embedding_model()``, offline by default). ``HashingEmbedder`` (kind
+``hashing``) is a deterministic, dependency-free embedder (signed feature hashing of stemmed words, word
+pairs and character trigrams): exact and reproducible, useful for tests and as a lexical-semantic
+fallback. ``embed_matrix`` embeds in batches and returns unit-length rows, so a dot product is a cosine.
 """
 
 from __future__ import annotations
@@ -19,13 +22,16 @@ from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+from pydantic import Field
 
 from giskard_nb.errors import GiskardValidationError, LLMError
 from giskard_nb.kb.text import terms, words
+from giskard_nb.llm.embeddings import BaseEmbeddingModel, EmbeddingModel, Embeddings
 
 __all__ = [
     "EmbeddingModel",
     "HashingEmbedder",
+    "SupportsEmbed",
     "default_embedding_model",
     "embed_matrix",
     "model_name",
@@ -33,29 +39,45 @@ __all__ = [
 
 
 @runtime_checkable
-class EmbeddingModel(Protocol):
-    """What the knowledge base needs from an embedding model."""
+class SupportsEmbed(Protocol):
+    """Any object the knowledge base can embed with: ``async embed(texts) -> list[list[float]]``."""
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
-class HashingEmbedder:
+@BaseEmbeddingModel.register("hashing")
+class HashingEmbedder(BaseEmbeddingModel):
     """Deterministic embeddings by signed feature hashing (no model, no network, same output everywhere).
 
     Features: stemmed words (weight 1), consecutive word pairs (0.5) and character trigrams of each word
     (0.5 shared per word), with sub-linear counts. Texts that share words or word pieces are close.
     """
 
-    def __init__(self, dimensions: int = 1024):
-        if dimensions < 16:
-            raise GiskardValidationError(f"dimensions must be at least 16, got {dimensions}")
-        self.dimensions = dimensions
-        self.name = f"hashing-{dimensions}"
+    dimensions: int = Field(default=1024, ge=16)
+
+    def __init__(self, dimensions: int | None = None, /, **data: Any):
+        if dimensions is not None:
+            data["dimensions"] = dimensions
+        value = data.get("dimensions", 1024)
+        if isinstance(value, int) and value < 16:
+            raise GiskardValidationError(f"dimensions must be at least 16, got {value}")
+        super().__init__(**data)
+
+    @property
+    def name(self) -> str:
+        """``hashing-<dimensions>``: stored with the vectors, to notice a change of model."""
+        return f"hashing-{self.dimensions}"
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One unit-length vector per text (computed here, no call)."""
         return [self.vector(text).tolist() for text in texts]
 
+    async def embed_with_usage(self, texts: list[str]) -> Embeddings:
+        """The vectors of ``embed`` (nothing is spent: usage is zero)."""
+        return Embeddings.model_construct(vectors=await self.embed(texts))
+
     def vector(self, text: str) -> np.ndarray:
+        """The unit-length embedding of one text, as a numpy array."""
         features: Counter[str] = Counter()
         stems = terms(text)
         for term in stems:

@@ -4,6 +4,8 @@ May import: errors, config, secrets and core.
 - ``Generator`` / ``Completion``: chat completions with structured outputs, retries, rate limits, timeout.
 - ``set_default_generator`` / ``get_default_generator`` and the embedding twins: what checks use.
 - ``OfflineEmbeddingModel`` (default, no network) and ``EmbeddingModel`` (any litellm embedding model).
+- ``WithGeneratorMixin`` / ``WithEmbeddingMixin``: a ``generator`` / ``embedding_model`` field whose None
+  means "the default, looked up at use time". Generators and embedding models save and load by ``kind``.
 - ``recording(path, mode)``: record/replay model and agent calls; ``clear_cache()``/``cache_info()``: the
   SQLite response cache; ``track_usage()``: tokens and cost of a block of code.
 - ``TemplateReference`` / ``register_template_folder``: prompt files rendered in a Jinja sandbox.
@@ -33,6 +35,7 @@ from giskard_nb.llm.errors import (
     LLMTimeoutError,
 )
 from giskard_nb.llm.generator import Completion, Generator
+from giskard_nb.llm.mixins import WithEmbeddingMixin, WithGeneratorMixin
 from giskard_nb.llm.recording import Recorder, recording
 from giskard_nb.llm.settings import (
     get_default_embedding_model,
@@ -70,6 +73,8 @@ __all__ = [
     "TemplateLimitError",
     "TemplateReference",
     "UsageTracker",
+    "WithEmbeddingMixin",
+    "WithGeneratorMixin",
     "cache_info",
     "clear_cache",
     "get_default_embedding_model",

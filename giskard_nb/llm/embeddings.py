@@ -8,6 +8,10 @@
   with the same retries, rate limits, usage/cost accounting, cache (per text, on by default) and
   record/replay as ``Generator``.
 
+``BaseEmbeddingModel`` is a registered family (kinds ``litellm``, ``offline``, and ``hashing`` for
+``giskard_nb.kb.HashingEmbedder``): a subclass decorated with ``@BaseEmbeddingModel.register("my_kind")``
+saves and loads by kind inside the checks that hold it.
+
 Numbers are checked (``check_vectors``): a provider's vectors must be one per text, non-empty lists of
 finite numbers of one dimension, or the call raises ``LLMResponseError`` naming the model.
 ``cosine_similarity`` refuses zero, NaN or infinite vectors and computes huge values without overflow.
@@ -19,10 +23,11 @@ import logging
 import math
 import threading
 from abc import abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer
 
+from giskard_nb.core.registry import Registered
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import ConfigError
@@ -51,10 +56,14 @@ class Embeddings(BaseModel):
     cached: int = 0
 
 
-class BaseEmbeddingModel(BaseModel):
-    """Base of embedding models. Subclasses implement ``embed_with_usage``."""
+class BaseEmbeddingModel(Registered):
+    """Base of embedding models. Subclasses implement ``embed_with_usage`` and register a kind with
+    ``@BaseEmbeddingModel.register("my_kind")`` to be saved and loaded by kind."""
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
+    _family: ClassVar[str] = "embedding model"
+    _registry: ClassVar[dict[str, type[Registered]]] = {}
+    _lazy_kinds: ClassVar[dict[str, str]] = {"hashing": "giskard_nb.kb.embedding"}
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order."""
@@ -68,6 +77,7 @@ class BaseEmbeddingModel(BaseModel):
 
     @property
     def name(self) -> str:
+        """The model's name (stored with vectors and shown in results)."""
         return getattr(self, "model", type(self).__name__)
 
 
@@ -75,6 +85,7 @@ _wordllama: dict[str, Any] = {}
 _wordllama_lock = threading.Lock()
 
 
+@BaseEmbeddingModel.register("offline")
 class OfflineEmbeddingModel(BaseEmbeddingModel):
     """WordLlama static embeddings bundled in the ``wordllama`` wheel: offline, instant, free."""
 
@@ -116,6 +127,7 @@ def _load_wordllama() -> Any:
     return _wordllama["model"]
 
 
+@BaseEmbeddingModel.register("litellm")
 class EmbeddingModel(BaseEmbeddingModel):
     """Any litellm embedding model, e.g. ``EmbeddingModel(model="openai/text-embedding-3-small")``."""
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -30,6 +30,7 @@ from pydantic import (
     field_validator,
 )
 
+from giskard_nb.core.registry import Registered
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import GiskardValidationError
@@ -60,8 +61,8 @@ log = logging.getLogger("giskard_nb.llm")
 _RESERVED = ("model", "messages", "stream", "response_format", "n", "api_key", "num_retries")
 
 
-class Generator(BaseModel):
-    """A chat model through litellm: ``Generator(model="provider/model", **params)``.
+class Generator(Registered):
+    """A chat model through litellm: ``Generator(model="provider/model", **params)`` (kind ``litellm``).
 
     ``timeout`` bounds each request (seconds); ``max_retries`` retries rate limits, timeouts, connection
     and 5xx errors with exponential backoff (``retry_base_delay``, capped at ``retry_max_delay``) honouring
@@ -69,9 +70,14 @@ class Generator(BaseModel):
     starts. ``cache``: None caches temperature-0 calls (LLM checks send temperature 0 unless you set one),
     True caches every call, False none. ``native_structured_output=False`` stops sending
     ``response_format`` (for servers that reject it; the schema is always in the prompt anyway).
+
+    Subclasses (an in-process model overriding ``_call_model``) join the registry with
+    ``@Generator.register("my_kind")``, so a check or scenario holding one saves and loads it by kind.
     """
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
+    _family: ClassVar[str] = "generator"
+    _registry: ClassVar[dict[str, type[Registered]]] = {}
 
     model: str = "openai/gpt-4o-mini"
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
@@ -91,7 +97,7 @@ class Generator(BaseModel):
     def __init__(self, model: str | None = None, /, **data: Any):
         if model is not None:
             data["model"] = model
-        known = type(self).model_fields
+        known = {*type(self).model_fields, "kind"}
         extra = {k: data.pop(k) for k in list(data) if k not in known}
         if extra:
             data["params"] = {**data.get("params", {}), **extra}
@@ -138,11 +144,10 @@ class Generator(BaseModel):
         return {**state, "__dict__": fields}
 
     def with_params(self, **params: Any) -> Generator:
-        """A copy with some fields or litellm parameters changed."""
-        data = {**self.model_dump(exclude={"params"}), "params": dict(self.params)}
-        if self.api_key is not None:
-            data["api_key"] = self.api_key
-        return Generator(**{**data, **params})
+        """A copy (of the same class) with some fields or litellm parameters changed."""
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data["params"] = dict(self.params)
+        return type(self)(**{**data, **params})
 
     def call_params(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         """The model parameters a call sends: fields, then ``params``, then per-call overrides."""
@@ -387,3 +392,6 @@ class Generator(BaseModel):
             llm_calls=1,
         )
         return text, usage, cost is not None
+
+
+Generator.register("litellm")(Generator)

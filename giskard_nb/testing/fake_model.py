@@ -14,6 +14,7 @@ from giskard_nb.llm.generator import Generator
 __all__ = ["FakeModel"]
 
 
+@Generator.register("fake_model")
 class FakeModel(Generator):
     """A ``Generator`` answering from Python: ``FakeModel(replies=[...])`` serves the replies in order
     (the last one repeats when ``repeat_last=True``, otherwise running out is an error), and
@@ -22,7 +23,8 @@ class FakeModel(Generator):
 
     It overrides only ``_call_model``, so it goes through the same structured-reply reader, repair and
     usage accounting as a real model, and works wherever a generator does (LLM checks, the scan judge,
-    the simulators). Not cached by default, so scripted replies are never replayed from the cache."""
+    the simulators). Not cached by default, so scripted replies are never replayed from the cache.
+    Kind ``fake_model``: a scripted one saves and loads with its replies (``fn`` is not saved)."""
 
     model: str = "fake/in-process"
     cache: bool | None = False

@@ -45,7 +45,7 @@ from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, Metric
 from giskard_nb.core.usage import USAGE_METRICS, Usage
 from giskard_nb.errors import ConfigError, LLMError
-from giskard_nb.llm.generator import Generator
+from giskard_nb.llm.mixins import WithGeneratorMixin
 from giskard_nb.llm.templates import TemplateError, TemplateReference
 
 __all__ = ["BaseLLMCheck", "LLMCheckResult", "MissingInput", "format_history"]
@@ -80,15 +80,8 @@ class MissingInput(Exception):
         self.result = result
 
 
-class BaseLLMCheck(Check):
+class BaseLLMCheck(WithGeneratorMixin, Check):
     """Base of LLM-judged checks. ``generator``: a Generator or model string; None = the default one."""
-
-    generator: Generator | None = None
-
-    @field_validator("generator", mode="before")
-    @classmethod
-    def _model_string(cls, value: Any) -> Any:
-        return Generator(model=value) if isinstance(value, str) else value
 
     @abstractmethod
     def get_prompt(self) -> str | TemplateReference:
@@ -141,10 +134,9 @@ class BaseLLMCheck(Check):
 
     async def run(self, trace: Trace) -> CheckResult:
         from giskard_nb.llm.errors import LLMResponseError
-        from giskard_nb.llm.settings import resolve_generator
 
         try:
-            generator = resolve_generator(self.generator)
+            generator = self.get_generator()
         except ConfigError as exc:
             return _with_usage(CheckResult.error(str(exc), details={"error_type": "ConfigError"}))
         try:
