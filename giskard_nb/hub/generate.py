@@ -15,15 +15,15 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from giskard_nb.errors import GiskardValidationError, LLMError
-from giskard_nb.generation import (
+from giskard_nb.dataset_generation import (
     GenerationResult,
     Passage,
     Persona,
     generate_from_passages,
     generate_from_persona,
 )
-from giskard_nb.generation.prompting import require_generator
+from giskard_nb.dataset_generation.prompting import require_generator
+from giskard_nb.errors import GiskardValidationError, LLMError
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
 

@@ -144,7 +144,10 @@ class DocumentIndex:
             chunks = [_with_topic(c, int(t)) for c, t in zip(chunks, labels, strict=True)]
             topics = _keyword_topics(chunks, labels)
             if name_topics != "keywords":
-                from giskard_nb.generation.prompting import configured_generator, require_generator
+                from giskard_nb.dataset_generation.prompting import (
+                    configured_generator,
+                    require_generator,
+                )
 
                 model_gen = (
                     require_generator("naming topics with the LLM", generator)

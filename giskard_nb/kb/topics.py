@@ -203,7 +203,7 @@ async def name_topics_with_llm(
 
     Names missing, empty, duplicated or longer than 60 characters are left out (the caller keeps the
     keyword names for those)."""
-    from giskard_nb.generation.prompting import ask, render
+    from giskard_nb.dataset_generation.prompting import ask, render
 
     clusters = [
         {

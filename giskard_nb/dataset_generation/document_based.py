@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from giskard_nb.dataset_generation.dedup import Deduplicator, keep_new_cases
+from giskard_nb.dataset_generation.models import GeneratedCase, GenerationResult, Passage
+from giskard_nb.dataset_generation.prompting import ask, render, require_generator
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.generation.dedup import Deduplicator, keep_new_cases
-from giskard_nb.generation.models import GeneratedCase, GenerationResult, Passage
-from giskard_nb.generation.prompting import ask, render, require_generator
 
 __all__ = ["QUESTION_KINDS", "generate_from_passages", "plan_passages"]
 

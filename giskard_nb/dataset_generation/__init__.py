@@ -2,9 +2,9 @@
 (``document_based``), deduplicated, each recording its source. The Hub's ``hub.datasets.generate_*``
 store them as test cases."""
 
-from giskard_nb.generation.document_based import generate_from_passages
-from giskard_nb.generation.models import GeneratedCase, GenerationResult, Passage, Persona
-from giskard_nb.generation.scenario_based import generate_from_persona
+from giskard_nb.dataset_generation.document_based import generate_from_passages
+from giskard_nb.dataset_generation.models import GeneratedCase, GenerationResult, Passage, Persona
+from giskard_nb.dataset_generation.scenario_based import generate_from_persona
 
 __all__ = [
     "GeneratedCase",

@@ -1,6 +1,6 @@
 """The generator model behind generation and topic naming: finding it, prompting it, counting its usage.
 
-Prompts are Jinja templates in ``giskard_nb/generation/prompts`` rendered in a **sandbox** (document
+Prompts are Jinja templates in ``giskard_nb/dataset_generation/prompts`` rendered in a **sandbox** (document
 text and user descriptions are data and may contain template syntax; the sandbox never evaluates it
 as code). Every call asks for a pydantic ``output_type`` and validates what comes back.
 """
