@@ -110,8 +110,9 @@ _LAZY: dict[str, str] = {
     "ScenarioBuilder": "giskard_nb.widgets",
     "ScanRunner": "giskard_nb.widgets",
     "to_dataframe": "giskard_nb.frames",
+    # what an agent returns (the one reply model, shared by the Hub and the scan)
+    "AgentOutput": "giskard_nb.core.reply",
     # the local Hub: sqlalchemy loads on first use
-    "AgentOutput": "giskard_nb.hub",
     "FailureCategory": "giskard_nb.hub",
     "Hub": "giskard_nb.hub",
     # knowledge bases, schedules, test generation: numpy loads on first use
