@@ -83,7 +83,7 @@ from giskard_nb.errors import (
     UnknownKindError,
     WorkerPoolExhausted,
 )
-from giskard_nb.input_generators import DatasetInputGenerator, UserSimulator
+from giskard_nb.input_generators import DatasetInputGenerator, Persona, UserSimulator
 from giskard_nb.llm import (
     Completion,
     EmbeddingModel,
@@ -115,10 +115,9 @@ _LAZY: dict[str, str] = {
     # the local Hub: sqlalchemy loads on first use
     "FailureCategory": "giskard_nb.hub",
     "Hub": "giskard_nb.hub",
-    # knowledge bases, schedules, test generation: numpy loads on first use
+    # knowledge bases and schedules: numpy loads on first use
     "DocumentIndex": "giskard_nb.kb",
     "ManualClock": "giskard_nb.schedule",
-    "Persona": "giskard_nb.dataset_generation",
     "Schedule": "giskard_nb.schedule",
     # vulnerability scans (giskard_nb.scan; hub.scans for the stored ones)
     "ReviewStatus": "giskard_nb.scan",

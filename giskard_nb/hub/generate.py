@@ -18,7 +18,6 @@ from typing import Any
 from giskard_nb.dataset_generation import (
     GenerationResult,
     Passage,
-    Persona,
     generate_from_passages,
     generate_from_persona,
 )
@@ -43,7 +42,7 @@ async def persona_cases(
 ) -> GenerationResult:
     agent = hub.agents.retrieve(agent_id) if agent_id else None
     return await generate_from_persona(
-        Persona(name=scenario.name, description=scenario.description, rules=scenario.rules),
+        scenario,  # a ProjectScenario is a Persona
         n_examples=n_examples,
         agent_name=agent.name if agent else "",
         agent_description=agent.description if agent else "",
