@@ -2,7 +2,7 @@
 an audit log, stored in an embedded SQLite database (or PostgreSQL). Start with ``Hub()``."""
 
 from giskard_nb.hub.agents import ConnectionReport, LocalAgent, RemoteAgent
-from giskard_nb.hub.check_specs import BUILTIN_CHECKS, build_check
+from giskard_nb.hub.check_specs import BUILTIN_CHECKS, build_check, check_to_spec
 from giskard_nb.hub.comparison import CaseChange, EvaluationComparison
 from giskard_nb.hub.failure_categories import (
     DEFAULT_FAILURE_CATEGORIES,
@@ -28,6 +28,7 @@ from giskard_nb.hub.models import (
 )
 from giskard_nb.hub.models.scan import AvailableProbe, Scan, ScanAttempt, ScanProbe
 from giskard_nb.hub.resources import ResultList
+from giskard_nb.hub.scenario_cases import scenario_to_test_case, test_case_to_scenario
 from giskard_nb.hub.summary import EvaluationSummary
 
 __all__ = [
@@ -61,5 +62,8 @@ __all__ = [
     "ScanAttempt",
     "ScanProbe",
     "build_check",
+    "check_to_spec",
     "classify_by_rules",
+    "scenario_to_test_case",
+    "test_case_to_scenario",
 ]
