@@ -21,10 +21,10 @@ from giskard_nb.dataset_generation import (
     generate_from_passages,
     generate_from_persona,
 )
-from giskard_nb.dataset_generation.prompting import require_generator
 from giskard_nb.errors import GiskardValidationError, LLMError
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
+from giskard_nb.llm.structured import require_generator
 
 __all__ = ["generate_document_based", "generate_scenario_based", "persona_cases"]
 

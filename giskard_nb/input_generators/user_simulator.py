@@ -89,6 +89,7 @@ class UserSimulator(InputGenerator):
         self, trace: Trace, input_type: type | None = None
     ) -> AsyncGenerator[Any, Trace]:
         from giskard_nb.llm.settings import resolve_generator
+        from giskard_nb.llm.structured import ask_structured
         from giskard_nb.llm.templates import render_messages
 
         generator = resolve_generator(self.generator)
@@ -104,7 +105,7 @@ class UserSimulator(InputGenerator):
                     "max_turns": self.max_turns,
                 },
             )
-            reply = (await generator.complete(messages, output_type=SimulatedTurn)).parsed
+            reply = (await ask_structured(generator, messages, SimulatedTurn)).value
             message = (reply.message or "").strip()
             if turn > 0 and (reply.goal_reached or not message):
                 return
