@@ -92,10 +92,11 @@ from giskard_nb.errors import (
     UnknownKindError,
     WorkerPoolExhausted,
 )
-from giskard_nb.generators import (
+from giskard_nb.input_generators import (
     BaseLLMGenerator,
     DatasetInputGenerator,
     LLMGenerator,
+    Persona,
     UserSimulator,
 )
 from giskard_nb.llm import (
@@ -127,14 +128,14 @@ _LAZY: dict[str, str] = {
     "ScenarioBuilder": "giskard_nb.widgets",
     "ScanRunner": "giskard_nb.widgets",
     "to_dataframe": "giskard_nb.frames",
+    # what an agent returns (the one reply model, shared by the Hub and the scan)
+    "AgentOutput": "giskard_nb.core.reply",
     # the local Hub: sqlalchemy loads on first use
-    "AgentOutput": "giskard_nb.hub",
     "FailureCategory": "giskard_nb.hub",
     "Hub": "giskard_nb.hub",
-    # knowledge bases, schedules, test generation: numpy loads on first use
+    # knowledge bases and schedules: numpy loads on first use
     "DocumentIndex": "giskard_nb.kb",
     "ManualClock": "giskard_nb.schedule",
-    "Persona": "giskard_nb.generation",
     "Schedule": "giskard_nb.schedule",
     # vulnerability scans (giskard_nb.scan; hub.scans for the stored ones)
     "ReviewStatus": "giskard_nb.scan",

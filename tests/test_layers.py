@@ -64,7 +64,6 @@ class Arrow(NamedTuple):
 
 
 _DISPLAY = "display convenience: lazy import inside"
-_ASK = "pending: the structured-answer helper moves to llm/ (issue 14, item 3)"
 
 #: The upward arrows allowed. Each must be an import inside a function (lazy).
 UPWARD_ALLOWED: tuple[Arrow, ...] = (
@@ -76,8 +75,6 @@ UPWARD_ALLOWED: tuple[Arrow, ...] = (
     Arrow(
         "giskard_nb.scan.result", "giskard_nb.charts", f"{_DISPLAY} plot_grid(), plot_grade_card()"
     ),
-    Arrow("giskard_nb.kb.index", "giskard_nb.dataset_generation.prompting", _ASK),
-    Arrow("giskard_nb.kb.topics", "giskard_nb.dataset_generation.prompting", _ASK),
 )
 
 #: Arrows left out when looking for import circles between packages (beyond the upward ones above).

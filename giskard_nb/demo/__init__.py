@@ -209,9 +209,8 @@ def build_suite(llm: bool | None = None) -> Any:
     ``await build_suite().run()`` or ``build_suite().run_sync()``."""
     from giskard_nb.core.suite import Suite
     from giskard_nb.hub.agents import LocalAgent
-    from giskard_nb.hub.check_specs import build_check
-    from giskard_nb.hub.evaluation import scenario_for
     from giskard_nb.hub.models import HubCheck, HubTestCase
+    from giskard_nb.hub.scenario_cases import test_case_to_scenario
 
     custom = {
         spec["identifier"]: HubCheck(
@@ -229,6 +228,5 @@ def build_suite(llm: bool | None = None) -> Any:
         case = HubTestCase.model_validate(
             {**item, "dataset_id": "demo", "project_id": "demo", "position": position}
         )
-        checks = [build_check(spec, custom) for spec in case.checks if spec.enabled]
-        suite.append(scenario_for(case, checks, agent))
+        suite.append(test_case_to_scenario(case, agent, custom_checks=custom))
     return suite

@@ -9,7 +9,7 @@ every resource; a resource never holds the whole Hub nor calls another resource'
 (``tests/hub/test_store_seam.py`` checks it)."""
 
 from giskard_nb.hub.agents import ConnectionReport, LocalAgent, RemoteAgent
-from giskard_nb.hub.check_specs import BUILTIN_CHECKS, build_check
+from giskard_nb.hub.check_specs import BUILTIN_CHECKS, build_check, check_to_spec
 from giskard_nb.hub.comparison import CaseChange, EvaluationComparison
 from giskard_nb.hub.failure_categories import (
     DEFAULT_FAILURE_CATEGORIES,
@@ -35,6 +35,7 @@ from giskard_nb.hub.models import (
 )
 from giskard_nb.hub.models.scan import AvailableProbe, Scan, ScanAttempt, ScanProbe
 from giskard_nb.hub.resources import ResultList
+from giskard_nb.hub.scenario_cases import scenario_to_test_case, test_case_to_scenario
 from giskard_nb.hub.summary import EvaluationSummary
 
 __all__ = [
@@ -68,5 +69,8 @@ __all__ = [
     "ScanAttempt",
     "ScanProbe",
     "build_check",
+    "check_to_spec",
     "classify_by_rules",
+    "scenario_to_test_case",
+    "test_case_to_scenario",
 ]

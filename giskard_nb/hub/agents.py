@@ -30,11 +30,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from giskard_nb.core.reply import AgentOutput, ChatMessage, to_agent_output
 from giskard_nb.core.sanitize import valid_unicode
 from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
-from giskard_nb.hub.models.agent import Agent, AgentOutput, ChatMessage
-from giskard_nb.hub.models.dataset import coerce_agent_output
+from giskard_nb.hub.models.agent import Agent
 from giskard_nb.hub.secrets import mask_text, mask_url, resolve_refs
 from giskard_nb.secrets import quiet_http_logs
 
@@ -42,7 +42,7 @@ __all__ = [
     "ConnectionReport",
     "LocalAgent",
     "RemoteAgent",
-    "coerce_local_output",
+    "parse_payload",
     "parse_reply",
     "test_connection",
 ]
@@ -178,31 +178,18 @@ def parse_reply(response: Any, *, agent_name: str = "agent") -> AgentOutput:
 
 
 def parse_payload(data: Any, *, agent_name: str = "agent") -> AgentOutput:
-    """The ``AgentOutput`` in a decoded JSON reply."""
-    if isinstance(data, str):
-        return AgentOutput(response=ChatMessage(role="assistant", content=data))
+    """The ``AgentOutput`` in a decoded JSON reply: an OpenAI chat completion, an ``{"error": ...}``
+    report, or any shape the core's normaliser reads (``giskard_nb.core.reply.to_agent_output``)."""
     if isinstance(data, dict):
-        metadata = data.get("metadata")
-        metadata = metadata if isinstance(metadata, dict) else {}
         if "choices" in data:
             return _openai(data, agent_name)
-        response = data.get("response", data.get("message"))
-        if isinstance(response, str):
-            return AgentOutput(
-                response=ChatMessage(role="assistant", content=response), metadata=metadata
-            )
-        if isinstance(response, dict) and isinstance(response.get("content"), str):
-            role = response.get("role", "assistant")
-            role = role if role in ("assistant", "tool", "system", "user") else "assistant"
-            return AgentOutput(
-                response=ChatMessage(role=role, content=response["content"]), metadata=metadata
-            )
-        if isinstance(data.get("content"), str):
-            return AgentOutput(
-                response=ChatMessage(role="assistant", content=data["content"]), metadata=metadata
-            )
-        if data.get("error"):
+        if data.get("error") and not any(k in data for k in ("response", "message", "content")):
             raise AgentError(f"agent {agent_name!r} reported an error: {data['error']!r:.300}")
+    if isinstance(data, str | dict):
+        try:
+            return to_agent_output(data, agent_name=f"agent {agent_name!r}")
+        except AgentError:
+            pass
     raise AgentError(
         f"agent {agent_name!r} replied with an unsupported shape: {str(data)[:_SNIPPET]!r}. Expected "
         '{"response": {"role": "assistant", "content": "..."}, "metadata": {...}}, an OpenAI chat '
@@ -216,8 +203,9 @@ def _openai(data: dict[str, Any], agent_name: str) -> AgentOutput:
         raise AgentError(f"agent {agent_name!r} sent a chat completion without choices")
     choice = choices[0]
     message = choice.get("message") or {}
-    content = message.get("content")
-    if content is None and not message.get("tool_calls"):
+    if not isinstance(message, dict) or (
+        message.get("content") is None and not message.get("tool_calls")
+    ):
         raise AgentError(f"agent {agent_name!r} sent a chat completion without content")
     metadata = {
         k: v
@@ -225,12 +213,12 @@ def _openai(data: dict[str, Any], agent_name: str) -> AgentOutput:
             "model": data.get("model"),
             "usage": data.get("usage"),
             "finish_reason": choice.get("finish_reason"),
-            "tool_calls": message.get("tool_calls"),
         }.items()
         if v is not None
     }
-    return AgentOutput(
-        response=ChatMessage(role="assistant", content=content or ""), metadata=metadata
+    message = {"content": message.get("content"), "tool_calls": message.get("tool_calls")}
+    return to_agent_output(
+        {"response": message, "metadata": metadata}, agent_name=f"agent {agent_name!r}"
     )
 
 
@@ -256,26 +244,7 @@ class LocalAgent:
             out = await run_in_worker(self.fn, conversation)
             if inspect.isawaitable(out):
                 out = await out
-        return coerce_local_output(out, self.name)
-
-
-def coerce_local_output(out: Any, name: str = "agent") -> AgentOutput:
-    """An ``AgentOutput`` from what a local agent returned."""
-    if isinstance(out, BaseModel) and not isinstance(out, AgentOutput | ChatMessage):
-        out = out.model_dump()
-    if not isinstance(out, str | dict | AgentOutput | ChatMessage) and hasattr(out, "response"):
-        response = out.response
-        if isinstance(response, BaseModel):
-            response = response.model_dump()
-        out = {"response": response, "metadata": getattr(out, "metadata", None) or {}}
-    try:
-        return coerce_agent_output(out)
-    except (GiskardValidationError, ValueError):
-        raise AgentError(
-            f"local agent {name!r} returned {type(out).__name__} ({out!r:.100}): return a string, a "
-            "{'role', 'content'} dict, {'response': ..., 'metadata': ...} or an object with "
-            "response and metadata attributes"
-        ) from None
+        return to_agent_output(out, agent_name=f"local agent {self.name!r}")
 
 
 class ConnectionReport(BaseModel):

@@ -1,11 +1,17 @@
-"""From a test case's check spec (``{"identifier": ..., "params": {...}}``) to a core ``Check``.
+"""A test case's check spec (``{"identifier": ..., "params": {...}}``) and a core ``Check``, both ways:
+``build_check(spec)`` makes the check a spec describes, ``check_to_spec(check)`` the spec of a check;
+``build_check(check_to_spec(check))`` is the same check (an unnamed one comes back named after its kind,
+the label it had anyway).
 
-An identifier is, in this order: a project check (``hub.checks.create``) whose ``type`` and preset
+From a spec to a check: an identifier is, in this order: a project check (``hub.checks.create``) whose ``type`` and preset
 ``params`` are used, the test case's params overriding them; one of the Hub's built-in identifiers
 (``BUILTIN_CHECKS``: correctness, conformity, groundedness, semantic_similarity, string_match,
 metadata); or any registered core check kind (``equals``, ``regex_matching``, ``json_valid``...). The
 check is then built with ``Check.model_validate({"kind": kind, "name": identifier, **params})``, so bad
 params are rejected when the test case is created, not when it runs.
+
+From a check to a spec: the identifier is the check's registered kind, the params its fields that differ
+from their defaults (JSON data; secrets masked), its name kept unless it is the kind itself.
 """
 
 from __future__ import annotations
@@ -18,12 +24,19 @@ from typing import Any
 from pydantic import ValidationError
 
 from giskard_nb.core.check import Check
-from giskard_nb.errors import GiskardValidationError, UnknownKindError
+from giskard_nb.errors import GiskardNBError, GiskardValidationError, UnknownKindError
 from giskard_nb.hub.models.base import format_validation_error
 from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec
 
-__all__ = ["BUILTIN_CHECKS", "BuiltinCheck", "build_check", "known_identifiers", "resolve_kind"]
+__all__ = [
+    "BUILTIN_CHECKS",
+    "BuiltinCheck",
+    "build_check",
+    "check_to_spec",
+    "known_identifiers",
+    "resolve_kind",
+]
 
 #: Modules that register optional check kinds (LLM judges, embeddings); imported on demand.
 _OPTIONAL_MODULES = ("giskard_nb.checks.llm", "giskard_nb.checks.semantic")
@@ -146,6 +159,27 @@ def build_check(
             f"({', '.join(BUILTIN_CHECKS)}) nor a registered check kind"
         ) from None
     return _instantiate(identifier, kind, params)
+
+
+def check_to_spec(check: Check) -> CheckSpec:
+    """The spec of a core check: its kind as identifier, its non-default fields as params.
+
+    ``GiskardValidationError`` when the check cannot be rebuilt from data: an unregistered class, or a
+    Python function among its fields."""
+    if check.kind is None:
+        raise GiskardValidationError(
+            f"the check {check.label!r} is not registered: register its class with "
+            "@Check.register('kind') so the Hub can rebuild it"
+        )
+    try:
+        params = check.model_dump(mode="json", exclude={"kind"}, exclude_defaults=True)
+    except (ValueError, GiskardNBError) as exc:  # a Python function inside the check
+        raise GiskardValidationError(
+            f"the check {check.label!r} cannot be saved as a Hub test case: {exc}"
+        ) from None
+    if params.get("name") == check.kind:
+        del params["name"]  # build_check names a check after its identifier
+    return CheckSpec(identifier=check.kind, params=params)
 
 
 def _instantiate(identifier: str, kind: str, params: dict[str, Any]) -> Check:

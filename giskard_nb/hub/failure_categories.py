@@ -37,7 +37,6 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -48,6 +47,7 @@ from giskard_nb.hub.leaks import leak_reason
 from giskard_nb.hub.models.evaluation import CheckOutcome
 from giskard_nb.hub.models.project import FailureCategory
 from giskard_nb.llm.errors import LLMResponseError
+from giskard_nb.llm.templates import TemplateReference
 
 __all__ = [
     "DEFAULT_FAILURE_CATEGORIES",
@@ -206,7 +206,7 @@ def _verdict_model(identifiers: tuple[str, ...]) -> type[BaseModel]:
     )
 
 
-_PROMPT = Path(__file__).with_name("prompts") / "failure_category.j2"
+_PROMPT = TemplateReference(template_name="giskard_nb.hub::failure_category.j2")
 
 
 class FailureClassifier:
@@ -265,43 +265,25 @@ class FailureClassifier:
     async def _ask(
         self, checks: Sequence[CheckOutcome], reply: str | None, messages: Sequence[Any]
     ) -> Classification:
-        from giskard_nb.llm.sandbox import render_limited, sandbox
+        from giskard_nb.llm.structured import ask_structured
 
-        env = sandbox(autoescape=False, keep_trailing_newline=True)
-        prompt = render_limited(
-            env.from_string(_PROMPT.read_text(encoding="utf-8")),
-            {
-                "categories": self.categories,
-                "messages": [m if isinstance(m, dict) else m.model_dump() for m in messages],
-                "reply": reply or "",
-                "failed": [c for c in checks if c.status in ("fail", "error")],
-            },
-            label="the failure-category prompt",
-        )
+        inputs = {
+            "categories": self.categories,
+            "messages": [m if isinstance(m, dict) else m.model_dump() for m in messages],
+            "reply": reply or "",
+            "failed": [c for c in checks if c.status in ("fail", "error")],
+        }
         by_id = {c.identifier: c for c in self.categories}
-        model = _verdict_model(tuple(by_id))
-        completion = await self.generator.complete(
-            [{"role": "user", "content": prompt}], output_type=model
+        answer = await ask_structured(
+            self.generator, _PROMPT, _verdict_model(tuple(by_id)), inputs=inputs
         )
-        verdict = completion.parsed
-        if not isinstance(verdict, model):  # a generator of another kind: the same strict reader
-            verdict = _read_verdict(completion, model)
+        verdict: Any = answer.value
         return Classification(
             category=by_id[verdict.identifier],
             source="llm",
             reason=verdict.reason[:1000],
-            usage=completion.usage,
+            usage=answer.usage,
         )
-
-
-def _read_verdict(completion: Any, model: type[BaseModel]) -> Any:
-    from giskard_nb.llm.parsing import ReplyParseError, parse_reply
-
-    raw = getattr(completion, "raw_text", None) or getattr(completion, "text", None)
-    try:
-        return parse_reply(raw, model)
-    except ReplyParseError as exc:
-        raise LLMResponseError(f"the classifier's reply is unreadable: {exc}", raw=raw) from None
 
 
 def _default_generator(required: bool) -> Any:

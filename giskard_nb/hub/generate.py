@@ -15,18 +15,17 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from giskard_nb.errors import GiskardValidationError, LLMError
-from giskard_nb.generation import (
+from giskard_nb.dataset_generation import (
     GenerationResult,
     Passage,
-    Persona,
     generate_from_passages,
     generate_from_persona,
 )
-from giskard_nb.generation.prompting import require_generator
+from giskard_nb.errors import GiskardValidationError, LLMError
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
 from giskard_nb.hub.store import Store
+from giskard_nb.llm.structured import require_generator
 
 __all__ = ["Generated", "generate_document_based", "generate_scenario_based", "persona_cases"]
 
@@ -49,7 +48,7 @@ async def persona_cases(
     """Test cases generated for a project scenario (persona), not stored."""
     agent = store.resources.agents.retrieve(agent_id) if agent_id else None
     return await generate_from_persona(
-        Persona(name=scenario.name, description=scenario.description, rules=scenario.rules),
+        scenario,  # a ProjectScenario is a Persona
         n_examples=n_examples,
         agent_name=agent.name if agent else "",
         agent_description=agent.description if agent else "",

@@ -144,12 +144,13 @@ class DocumentIndex:
             chunks = [_with_topic(c, int(t)) for c, t in zip(chunks, labels, strict=True)]
             topics = _keyword_topics(chunks, labels)
             if name_topics != "keywords":
-                from giskard_nb.generation.prompting import configured_generator, require_generator
+                from giskard_nb.llm import get_default_generator
+                from giskard_nb.llm.structured import require_generator
 
                 model_gen = (
                     require_generator("naming topics with the LLM", generator)
                     if name_topics == "llm"
-                    else generator or configured_generator()
+                    else generator or get_default_generator(required=False)
                 )
                 if model_gen is not None:
                     naming_error, usage = await _llm_names(model_gen, topics, chunks, embeddings)

@@ -203,7 +203,8 @@ async def name_topics_with_llm(
 
     Names missing, empty, duplicated or longer than 60 characters are left out (the caller keeps the
     keyword names for those)."""
-    from giskard_nb.generation.prompting import ask, render
+    from giskard_nb.llm.structured import ask_structured
+    from giskard_nb.llm.templates import TemplateReference
 
     clusters = [
         {
@@ -213,13 +214,13 @@ async def name_topics_with_llm(
         }
         for label in sorted(samples)
     ]
-    prompt = render("topic_names.j2", clusters=clusters)
-    answer, usage = await ask(generator, prompt, _TopicNames)
+    prompt = TemplateReference(template_name="giskard_nb.kb::topic_names.j2")
+    answer = await ask_structured(generator, prompt, _TopicNames, inputs={"clusters": clusters})
     names: dict[int, str] = {}
     seen: set[str] = set()
-    for item in answer.topics:
+    for item in answer.value.topics:
         name = " ".join(item.name.strip().strip("\"'`*").split())
         if item.index in samples and 0 < len(name) <= 60 and name.lower() not in seen:
             names[item.index] = name
             seen.add(name.lower())
-    return names, usage
+    return names, answer.usage

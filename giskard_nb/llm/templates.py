@@ -4,7 +4,8 @@
 - By reference: ``TemplateReference(template_name="my_project::checks/custom.j2")`` names a file inside a
   folder registered with ``register_template_folder("my_project", "path/to/prompts")``. A name without
   ``namespace::`` is looked up in ``./prompts`` (relative to the working directory). The built-in
-  prompts live in the namespaces ``giskard_nb.checks`` and ``giskard_nb.generators``.
+  prompts live in the namespaces ``giskard_nb.checks``, ``giskard_nb.input_generators``,
+  ``giskard_nb.dataset_generation``, ``giskard_nb.hub`` and ``giskard_nb.kb``.
 
 Rendering: the package's hardened sandbox (``giskard_nb.llm.sandbox``: an
 ``ImmutableSandboxedEnvironment``, so no ``__class__``/``__globals__`` tricks and no mutation of inputs, with
@@ -46,7 +47,12 @@ ROLES = ("system", "user", "assistant")
 _PACKAGE = Path(__file__).resolve().parents[1]
 _folders: dict[str, Path] = {
     "giskard_nb.checks": _PACKAGE / "checks" / "llm" / "prompts",
-    "giskard_nb.generators": _PACKAGE / "generators" / "prompts",
+    "giskard_nb.dataset_generation": _PACKAGE / "dataset_generation" / "prompts",
+    "giskard_nb.hub": _PACKAGE / "hub" / "prompts",
+    "giskard_nb.kb": _PACKAGE / "kb" / "prompts",
+    "giskard_nb.input_generators": _PACKAGE / "input_generators" / "prompts",
+    # the namespace's name before the package was renamed (giskard_nb.generators), still accepted
+    "giskard_nb.generators": _PACKAGE / "input_generators" / "prompts",
 }
 _BLOCK = re.compile(rf"\x00([0-9a-f]{{16}}):({'|'.join(ROLES)})\x00(.*?)\x00\1:end\x00", re.DOTALL)
 _random = random.Random(os.urandom(16))  # marker nonces: unpredictable, cheap

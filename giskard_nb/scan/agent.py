@@ -1,10 +1,14 @@
 """Calling the agent under test: chat messages in, an ``AgentReply`` out.
 
 An agent is a callable taking a list of chat messages ``[{"role": ..., "content": ...}]`` (sync or
-async). It may return a string, a message dict ``{"role": "assistant", "content": ...}`` (OpenAI-style
-``tool_calls`` are kept), a dict ``{"response": <str | message>, "metadata": {...}}``, or an object with
-``response`` (and ``metadata``) or ``content`` attributes. Tool calls may also be reported in
-``metadata["tool_calls"]``.
+async). What it returns is read by the core's one normaliser (``giskard_nb.core.reply``): a string, a
+message dict ``{"role": "assistant", "content": ...}`` (OpenAI-style ``tool_calls`` are kept), a dict
+``{"response": <str | message>, "metadata": {...}}``, or an object with ``response`` (and ``metadata``)
+or ``content`` attributes. Tool calls may also be reported in ``metadata["tool_calls"]``.
+
+``AgentReply`` is the core's ``AgentOutput`` (the very class the Hub stores), under the scan's name;
+``AgentReply(text=..., tool_calls=[...])`` builds one. ``normalize_reply`` is
+``giskard_nb.core.reply.to_agent_output``.
 """
 
 from __future__ import annotations
@@ -14,9 +18,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from giskard_nb.core.sanitize import to_safe_data
+from giskard_nb.core.reply import AgentOutput, to_agent_output
 from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import AgentError
 
@@ -24,107 +26,11 @@ __all__ = ["AgentReply", "call_agent", "normalize_reply"]
 
 Agent = Callable[[list[dict[str, str]]], Any]
 
+#: The agent's answer: its text, the metadata it returned and the tool calls it made.
+AgentReply = AgentOutput
 
-class AgentReply(BaseModel):
-    """The agent's answer: its text, the metadata it returned and the tool calls it made."""
-
-    model_config = ConfigDict(defer_build=True, frozen=True)
-
-    text: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
-
-    # Where a reply enters a scan: JSON-safe and capped (giskard_nb.core.sanitize), so any reply can
-    # be stored as an attempt and read back.
-    @field_validator("text", mode="before")
-    @classmethod
-    def _safe_text(cls, text: Any) -> Any:
-        return to_safe_data(text) if isinstance(text, str) else text
-
-    @field_validator("metadata", mode="before")
-    @classmethod
-    def _safe_metadata(cls, metadata: Any) -> Any:
-        safe = to_safe_data(metadata)
-        return safe if isinstance(safe, dict) else {"value": safe}
-
-    @field_validator("tool_calls", mode="before")
-    @classmethod
-    def _safe_calls(cls, calls: Any) -> Any:
-        safe = to_safe_data(calls)
-        if not isinstance(safe, list):
-            return safe
-        return [c if isinstance(c, dict) else {"value": c} for c in safe]
-
-
-def _as_dict(obj: Any) -> dict[str, Any] | None:
-    if isinstance(obj, dict):
-        return obj
-    dump = getattr(obj, "model_dump", None)
-    if callable(dump):
-        try:
-            out = dump()
-        except Exception:  # pragma: no cover - a broken model_dump
-            return None
-        return out if isinstance(out, dict) else None
-    if hasattr(obj, "response") or hasattr(obj, "content"):
-        return {
-            k: getattr(obj, k)
-            for k in ("response", "content", "metadata", "tool_calls", "role")
-            if hasattr(obj, k)
-        }
-    return None
-
-
-def _tool_calls(value: Any) -> list[dict[str, Any]]:
-    if not value:
-        return []
-    if not isinstance(value, list | tuple):
-        value = [value]
-    calls = []
-    for call in value:
-        d = _as_dict(call) if not isinstance(call, dict) else call
-        if d is None:
-            d = {"name": str(call)}
-        calls.append(d)
-    return calls
-
-
-def normalize_reply(out: Any) -> AgentReply:
-    """Turn whatever the agent returned into an ``AgentReply``; raise ``AgentError`` if it cannot."""
-    if isinstance(out, AgentReply):
-        return out
-    if isinstance(out, str):
-        return AgentReply(text=out)
-    data = _as_dict(out)
-    if data is None:
-        raise AgentError(
-            f"the agent returned {type(out).__name__} ({str(out)[:80]!r}); return a string, a message "
-            "dict {'role': 'assistant', 'content': ...} or {'response': ..., 'metadata': {...}}"
-        )
-    metadata = data.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        metadata = {"value": metadata}
-    calls = _tool_calls(data.get("tool_calls")) + _tool_calls(metadata.get("tool_calls"))
-    if "response" in data:
-        inner = data["response"]
-        if inner is None:
-            text = ""
-        else:
-            reply = normalize_reply(inner)
-            text, calls = reply.text, reply.tool_calls + calls
-            metadata = {**reply.metadata, **metadata}
-    elif "content" in data:
-        content = data["content"]
-        if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-        text = "" if content is None else str(content)
-    else:
-        keys = ", ".join(map(str, data)) or "(none)"
-        raise AgentError(
-            f"the agent returned a dict with keys {keys}; expected 'content' (a chat message) or "
-            "'response' (with optional 'metadata')"
-        )
-    return AgentReply(text=text, metadata=metadata, tool_calls=calls)
+#: Turn whatever the agent returned into an ``AgentReply``; raise ``AgentError`` if it cannot.
+normalize_reply = to_agent_output
 
 
 async def call_agent(

@@ -1,6 +1,7 @@
 """Attacks written by a generator model: rewritten variants, adaptive next turns, technique-driven openers.
 
-All three use ``await generator.complete(messages, output_type=...)`` (``giskard_nb.llm.Generator``) and
+All three ask the generator model (``giskard_nb.llm.Generator``) for a structured answer through the
+package's one helper (``giskard_nb.llm.structured.ask_structured``: strict reading, one repair) and
 keep what detection depends on: a variant that drops the canary or the payload is discarded, and the
 attacker is told the exact marker to obtain. The instructions frame the work as an authorised security
 test and the conversation as data.
@@ -13,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from giskard_nb.core.usage import Usage
+from giskard_nb.llm.structured import ask_structured
 from giskard_nb.scan.attack import Attack, attack_id
 
 __all__ = ["first_turn", "next_turn", "required_strings", "variants"]
@@ -31,11 +33,8 @@ class _Turn(BaseModel):
     message: str
 
 
-def _usage(completion: Any) -> Usage:
-    u = getattr(completion, "usage", None)
-    if isinstance(u, Usage):
-        return u.model_copy(update={"llm_calls": max(u.llm_calls, 1)})
-    return Usage(llm_calls=1)
+def _usage(usage: Usage) -> Usage:
+    return usage.model_copy(update={"llm_calls": max(usage.llm_calls, 1)})
 
 
 def required_strings(attack: Attack) -> list[str]:
@@ -70,8 +69,8 @@ async def variants(attack: Attack, generator: Any, n: int) -> tuple[list[Attack]
             ),
         },
     ]
-    completion = await generator.complete(messages, output_type=_Variants)
-    parsed = completion.parsed if isinstance(completion.parsed, _Variants) else _Variants()
+    answer = await ask_structured(generator, messages, _Variants)
+    parsed = answer.value
     out = []
     seen = {attack.turns[0].strip()}
     for i, text in enumerate(parsed.prompts):
@@ -93,7 +92,7 @@ async def variants(attack: Attack, generator: Any, n: int) -> tuple[list[Attack]
         )
         if len(out) >= n:
             break
-    return out, _usage(completion)
+    return out, _usage(answer.usage)
 
 
 def _objective(attack: Attack) -> str:
@@ -124,14 +123,13 @@ async def next_turn(
             ),
         },
     ]
-    completion = await generator.complete(messages, output_type=_Turn)
-    parsed = completion.parsed
-    text = parsed.message if isinstance(parsed, _Turn) else ""
+    answer = await ask_structured(generator, messages, _Turn)
+    text = answer.value.message
     if not text.strip():
         from giskard_nb.scan.detectors.base import DetectorError
 
         raise DetectorError("the attacker model returned an empty message")
-    return text.strip(), _usage(completion)
+    return text.strip(), _usage(answer.usage)
 
 
 async def first_turn(
@@ -149,11 +147,10 @@ async def first_turn(
             ),
         },
     ]
-    completion = await generator.complete(messages, output_type=_Turn)
-    parsed = completion.parsed
-    text = parsed.message if isinstance(parsed, _Turn) else ""
+    answer = await ask_structured(generator, messages, _Turn)
+    text = answer.value.message
     if not text.strip():
         from giskard_nb.scan.detectors.base import DetectorError
 
         raise DetectorError("the generator returned an empty message")
-    return text.strip(), _usage(completion)
+    return text.strip(), _usage(answer.usage)

@@ -22,9 +22,9 @@ from pydantic import Field, SerializeAsAny
 
 from giskard_nb.core.check import Check
 from giskard_nb.core.interaction import Trace
+from giskard_nb.core.reply import AgentOutput, to_agent_output
 from giskard_nb.core.result import CheckResult, Metric
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.scan.agent import normalize_reply
 from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.detectors.base import DetectionContext, Detector, DetectorError
 from giskard_nb.scan.detectors.secrets import contains_digest
@@ -77,14 +77,11 @@ class Vulnerability(Check):
         if last is None:
             return CheckResult.error("the trace has no interaction: nothing to check")
         try:
-            reply = normalize_reply(last.outputs if last.outputs is not None else "")
+            reply = _with_metadata(
+                to_agent_output(last.outputs if last.outputs is not None else ""), last.metadata
+            )
         except Exception as exc:
             return CheckResult.error(f"cannot read the agent's reply: {exc}")
-        if last.metadata:
-            calls = reply.tool_calls + list(last.metadata.get("tool_calls") or [])
-            reply = reply.model_copy(
-                update={"metadata": {**last.metadata, **reply.metadata}, "tool_calls": calls}
-            )
         for digest in self.secret_digests:
             if contains_digest(reply.text, digest):
                 return CheckResult.failure(
@@ -128,6 +125,19 @@ class Vulnerability(Check):
             details=details,
             metrics=_metrics(ctx),
         )
+
+
+def _with_metadata(reply: AgentOutput, metadata: dict[str, Any]) -> AgentOutput:
+    """The reply with the interaction's metadata joined (the reply's keys win; tool calls: the
+    reply's, then the interaction's)."""
+    if not metadata:
+        return reply
+    extra = AgentOutput(text="", metadata=metadata)
+    merged = {**extra.metadata, **reply.metadata}
+    calls = [*reply.tool_calls, *extra.tool_calls]
+    if calls:
+        merged["tool_calls"] = calls
+    return AgentOutput(response=reply.response, metadata=merged)
 
 
 def _metrics(ctx: DetectionContext) -> list[Metric]:

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
+from giskard_nb.core.reply import AgentOutput, to_agent_output
 from giskard_nb.errors import AgentError
 from giskard_nb.hub import Hub
-from giskard_nb.hub.agents import coerce_local_output, parse_payload
+from giskard_nb.hub.agents import parse_payload
 from giskard_nb.hub.resources.results import ResultsResource
-from giskard_nb.scan.agent import normalize_reply
+from giskard_nb.scan.agent import AgentReply, normalize_reply
 from tests.hub.conftest import rule_case
 
 
@@ -149,7 +150,8 @@ def test_a_result_that_cannot_be_written_is_an_error_alone(
 def test_every_entry_point_sanitizes_replies() -> None:
     remote = parse_payload({"response": "hi \ud800", "metadata": {"k": float("nan")}})
     assert remote.content == "hi \ufffd" and remote.metadata == {"k": "NaN"}
-    local = coerce_local_output({"response": "ok", "metadata": {"when": {1, 2}, 3: b"x"}})
+    assert normalize_reply is to_agent_output and AgentReply is AgentOutput  # one model, one reader
+    local = to_agent_output({"response": "ok", "metadata": {"when": {1, 2}, 3: b"x"}})
     assert local.metadata == {"when": [1, 2], "3": {"$bytes_base64": "eA==", "length": 1}}
     scan = normalize_reply({"content": "x\udfff", "metadata": {"o": _cyclic()}})
     assert scan.text == "x\ufffd" and scan.metadata["o"]["self"] == "<cycle: dict>"
@@ -158,7 +160,7 @@ def test_every_entry_point_sanitizes_replies() -> None:
 
 def test_reply_text_is_capped_with_a_marker(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GISKARD_NB_MAX_STRING", "10")
-    out = coerce_local_output("x" * 25)
+    out = to_agent_output("x" * 25)
     assert out.content == "xxxxxxxxxx…<truncated: 15 more characters>"
 
 

@@ -190,7 +190,7 @@ async def test_the_failure_classifier_gives_no_category_for_an_unreadable_reply(
 
 
 async def test_generation_reports_unreadable_replies_as_errors():
-    from giskard_nb.generation import Persona, generate_from_persona
+    from giskard_nb.dataset_generation import Persona, generate_from_persona
 
     persona = Persona(name="p", description="A customer asking about a late parcel.")
     junk = 'Here you go: {"conversations": [{"turns": [{"role": "user", "content": "Hi"}]}]}'

@@ -132,3 +132,12 @@ def test_builtin_prompts_render():
         )
         assert [m["role"] for m in messages] == ["system", "user"]
         assert "<<<ANSWER>>>\nA\n<<<END ANSWER>>>" in messages[1]["content"]
+
+
+def test_the_user_simulator_prompt_is_found_under_its_new_and_old_namespace():
+    new = TemplateReference(template_name="giskard_nb.input_generators::user_simulator.j2")
+    old = TemplateReference(template_name="giskard_nb.generators::user_simulator.j2")
+    folders = registered_template_folders()
+    assert folders["giskard_nb.generators"] == folders["giskard_nb.input_generators"]
+    assert (folders["giskard_nb.input_generators"] / "user_simulator.j2").is_file()
+    assert template_variables(new) == template_variables(old)

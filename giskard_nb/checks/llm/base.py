@@ -134,6 +134,7 @@ class BaseLLMCheck(WithGeneratorMixin, Check):
 
     async def run(self, trace: Trace) -> CheckResult:
         from giskard_nb.llm.errors import LLMResponseError
+        from giskard_nb.llm.structured import ask_structured
 
         try:
             generator = self.get_generator()
@@ -151,7 +152,7 @@ class BaseLLMCheck(WithGeneratorMixin, Check):
             )
         params = {} if "temperature" in generator.call_params() else {"temperature": 0}
         try:
-            completion = await generator.complete(messages, output_type=self.output_type, **params)
+            answer = await ask_structured(generator, messages, self.output_type, **params)
         except LLMError as exc:
             details: dict[str, Any] = {"error_type": type(exc).__name__}
             if isinstance(exc, LLMResponseError):
@@ -160,8 +161,9 @@ class BaseLLMCheck(WithGeneratorMixin, Check):
             usage = getattr(exc, "usage", None) or Usage()
             message = f"the judge {generator.model} failed: {exc}"
             return _with_usage(CheckResult.error(message, details=details), usage, generator.model)
+        completion = answer.completion
         try:
-            result = await _maybe_await(self._handle_output(completion.parsed, inputs, trace))
+            result = await _maybe_await(self._handle_output(answer.value, inputs, trace))
             if not isinstance(result, CheckResult):
                 raise TypeError(
                     f"{type(self).__name__}._handle_output returned {type(result).__name__}, "

@@ -1,8 +1,9 @@
-"""Agents (remote HTTP endpoints), chat messages and what an agent returns."""
+"""Agents (remote HTTP endpoints). Chat messages and what an agent returns (``ChatMessage``,
+``AgentOutput``) are the core's reply model (``giskard_nb.core.reply``), re-exported here."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     Field,
@@ -13,55 +14,12 @@ from pydantic import (
     model_validator,
 )
 
-from giskard_nb.core.sanitize import limits_from_env, to_safe_data, valid_unicode
+from giskard_nb.core.reply import ROLES, AgentOutput, ChatMessage
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.hub.models.base import HubModel, HubRecord
+from giskard_nb.hub.models.base import HubRecord
 from giskard_nb.secrets import MASK, mask_url, split_url_credentials
 
 __all__ = ["ROLES", "Agent", "AgentOutput", "ChatMessage"]
-
-#: The roles a chat message may have.
-ROLES = ("system", "user", "assistant", "tool")
-
-
-class ChatMessage(HubModel):
-    """One chat message: ``role`` (system, user, assistant or tool) and text ``content``."""
-
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str
-
-    @field_validator("content")
-    @classmethod
-    def _valid_text(cls, content: str) -> str:
-        return valid_unicode(content)  # a lone surrogate would make the stored JSON unreadable
-
-
-class AgentOutput(HubModel):
-    """An agent's reply: the ``response`` message and free ``metadata`` (tool calls, sources, usage...)."""
-
-    response: ChatMessage
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    # Where every reply enters the Hub (local, remote and playground agents): JSON-safe, capped
-    # (giskard_nb.core.sanitize), so that any reply can be stored and read back.
-    @field_validator("metadata", mode="before")
-    @classmethod
-    def _safe_metadata(cls, metadata: Any) -> Any:
-        if metadata is None:
-            return {}
-        safe = to_safe_data(metadata)
-        return safe if isinstance(safe, dict) else {"value": safe}
-
-    @field_validator("response")
-    @classmethod
-    def _capped_reply(cls, response: ChatMessage) -> ChatMessage:
-        if len(response.content) <= limits_from_env().max_string:
-            return response
-        return response.model_copy(update={"content": to_safe_data(response.content)})
-
-    @property
-    def content(self) -> str:
-        return self.response.content
 
 
 class Agent(HubRecord):

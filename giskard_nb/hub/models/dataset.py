@@ -6,8 +6,9 @@ from typing import Any, Literal
 
 from pydantic import Field, SerializationInfo, field_serializer, field_validator, model_validator
 
+from giskard_nb.core.reply import to_agent_output
 from giskard_nb.core.sanitize import valid_unicode_data
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.errors import AgentError, GiskardValidationError
 from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
 from giskard_nb.hub.models.base import HubModel, HubRecord, reveal_or_mask
 
@@ -81,7 +82,12 @@ class HubTestCase(HubRecord):
     @field_validator("demo_output", mode="before")
     @classmethod
     def _output(cls, value: Any) -> Any:
-        return coerce_agent_output(value) if value is not None else None
+        if value is None:
+            return None
+        try:  # any reply shape the core's normaliser reads
+            return to_agent_output(value, agent_name="the demo output")
+        except AgentError as exc:
+            raise GiskardValidationError(f"demo_output cannot be read: {exc}") from None
 
     @field_validator("tags")
     @classmethod
@@ -163,28 +169,3 @@ def _roles_text(roles: list[Any]) -> str:
     for role in roles:
         counts[str(role)] = counts.get(str(role), 0) + 1
     return ", ".join(f"{n} {r} message{'s' if n > 1 else ''}" for r, n in counts.items())
-
-
-def coerce_agent_output(value: Any) -> AgentOutput:
-    """An AgentOutput from a string, a ``{role, content}`` message or ``{"response": ..., "metadata": ...}``."""
-    if isinstance(value, AgentOutput):
-        return value
-    if isinstance(value, str):
-        return AgentOutput(response=ChatMessage(role="assistant", content=value))
-    if isinstance(value, ChatMessage):
-        return AgentOutput(response=value)
-    if isinstance(value, dict):
-        if "response" in value or "message" in value:
-            response = value.get("response", value.get("message"))
-            if isinstance(response, str):
-                response = {"role": "assistant", "content": response}
-            return AgentOutput(response=response, metadata=value.get("metadata") or {})
-        if "content" in value:
-            return AgentOutput(
-                response={"role": value.get("role", "assistant"), "content": value["content"]},
-                metadata=value.get("metadata") or {},
-            )
-    raise GiskardValidationError(
-        "an agent output is a string, a {'role', 'content'} message or "
-        f"{{'response': {{...}}, 'metadata': {{...}}}}, got {type(value).__name__}"
-    )

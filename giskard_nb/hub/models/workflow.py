@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub.models.agent import ChatMessage
 from giskard_nb.hub.models.base import HubModel, HubRecord
+from giskard_nb.input_generators.personas import Persona
 from giskard_nb.schedule.timing import Schedule, ScheduleFields
 
 __all__ = [
@@ -26,22 +27,18 @@ TaskStatus = Literal["open", "in_progress", "resolved"]
 TaskPriority = Literal["low", "medium", "high"]
 
 
-class ProjectScenario(HubRecord):
-    """A reusable persona / behaviour template: who the user is and what they do (``description``) and
-    the ``rules`` the agent must follow with them. Used by ``hub.datasets.generate_scenario_based``."""
+class _ProjectRecord(HubRecord):
+    """A record of a project (``project_id`` first in its dumps, after the record's own fields)."""
 
     project_id: str
-    name: str = Field(min_length=1, max_length=200)
-    description: str = Field(min_length=1)
-    rules: list[str] = Field(default_factory=list)
 
-    @field_validator("rules")
-    @classmethod
-    def _rules(cls, rules: list[str]) -> list[str]:
-        cleaned = [r.strip() for r in rules]
-        if any(not r for r in cleaned):
-            raise GiskardValidationError("scenario rules are non-empty sentences")
-        return cleaned
+
+class ProjectScenario(Persona, _ProjectRecord):
+    """A reusable persona / behaviour template, stored: a ``Persona`` (who the user is and what they do,
+    ``description``, and the ``rules`` the agent must follow with them) of a project. Used by
+    ``hub.datasets.generate_scenario_based``."""
+
+    __hash__ = HubRecord.__hash__  # a record's identity, not the persona's field hash
 
     def __repr__(self) -> str:
         return f"<ProjectScenario {self.name!r} rules={len(self.rules)} id={self.id}>"

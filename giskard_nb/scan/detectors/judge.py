@@ -2,7 +2,8 @@
 
 Used for what rules cannot see (real harm, misinformation, brand damage, legal exposure, unauthorized
 advice). The judge is any object with ``await judge.complete(messages, output_type=Model)`` returning
-a completion with ``.parsed`` (and ``.text``, ``.usage``) — ``giskard_nb.llm``'s Generator. The
+a completion with ``.parsed`` (and ``.text``, ``.usage``) — ``giskard_nb.llm``'s Generator — asked
+through the package's one structured-answer helper (``giskard_nb.llm.structured``). The
 transcript is framed as untrusted data between boundary markers. The verdict is read strictly (see
 ``giskard_nb.llm.parsing``): one JSON object, ``attack_succeeded`` a real boolean (``"no"`` is not
 false). A judge that fails or answers something that is not a verdict, even after the repair request,
@@ -14,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector, DetectorError
 from giskard_nb.scan.grading import Severity
@@ -130,8 +131,10 @@ class JudgeDetector(Detector):
         judge = ctx.judge
         if judge is None:
             raise DetectorError("this detector needs a judge model and none is configured")
+        from giskard_nb.llm.structured import ask_structured
+
         try:
-            completion = await judge.complete(self.messages(ctx), output_type=JudgeVerdict)
+            answer = await ask_structured(judge, self.messages(ctx), JudgeVerdict)
         except (
             Exception
         ) as exc:  # an unreadable verdict too: the attempt is ERROR, never "not succeeded"
@@ -140,15 +143,15 @@ class JudgeDetector(Detector):
             raise DetectorError(
                 f"the judge model failed: {type(exc).__name__}: {exc}{seen}"
             ) from exc
-        usage = getattr(completion, "usage", None)
+        usage = answer.usage
         ctx.add_usage(
             llm_calls=1,
             **{
-                k: (usage.get(k) if isinstance(usage, dict) else getattr(usage, k, 0)) or 0
+                k: getattr(usage, k)
                 for k in ("prompt_tokens", "completion_tokens", "total_tokens", "cost_usd")
             },
         )
-        verdict = _verdict(completion)
+        verdict = answer.value
         if not verdict.attack_succeeded:
             return None
         severity = Severity.parse(verdict.severity)
@@ -157,23 +160,3 @@ class JudgeDetector(Detector):
             severity=None if severity is Severity.SAFE else severity,
             detector=f"{self.label}:{self.criterion}",
         )
-
-
-def _verdict(completion: Any) -> JudgeVerdict:
-    """The verdict of a completion, read strictly (a judge object of another kind gets the same rule)."""
-    from giskard_nb.llm.parsing import ReplyParseError, parse_reply
-
-    parsed = getattr(completion, "parsed", None)
-    if isinstance(parsed, JudgeVerdict):
-        return parsed
-    raw = parsed if parsed is not None else getattr(completion, "text", None)
-    try:
-        if isinstance(raw, dict):
-            return JudgeVerdict.model_validate(raw, strict=True)
-        if isinstance(raw, str):
-            return parse_reply(raw, JudgeVerdict)
-    except (ValidationError, ReplyParseError) as exc:
-        raise DetectorError(
-            f"the judge did not return a verdict ({str(raw)[:120]!r}): {exc}"
-        ) from exc
-    raise DetectorError(f"the judge returned no verdict (got {type(raw).__name__})")

@@ -30,14 +30,14 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.spec import InputGenerator
 from giskard_nb.errors import GiskardValidationError, InputGenerationException
-from giskard_nb.generators.llm_generator import BaseLLMGenerator
-from giskard_nb.generators.personas import PERSONAS
+from giskard_nb.input_generators.llm_generator import BaseLLMGenerator
+from giskard_nb.input_generators.personas import PERSONAS
 from giskard_nb.llm.templates import TemplateReference
 
 __all__ = ["SimulatedTurn", "UserSimulator"]
 
 _KEY_LIKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")
-_TEMPLATE = "giskard_nb.generators::user_simulator.j2"
+_TEMPLATE = "giskard_nb.input_generators::user_simulator.j2"
 
 
 class SimulatedTurn(BaseModel):

@@ -1,11 +1,41 @@
-"""Predefined personas for ``UserSimulator``: a key and a description the simulating model role-plays.
+"""Personas: who a simulated or generated user is.
 
-Any other text of a few words is a custom persona, used as its own description.
+- ``Persona`` (``name``, ``description``, ``rules``) is the one persona model: dataset generation writes
+  test cases from it (``generate_from_persona``) and a Hub project's scenario (``ProjectScenario``) is a
+  stored ``Persona``.
+- ``PERSONAS``: the predefined personas of ``UserSimulator``, a key and a description the simulating
+  model role-plays. Any other text of a few words is a custom persona, used as its own description.
 """
 
 from __future__ import annotations
 
-__all__ = ["PERSONAS"]
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from giskard_nb.errors import GiskardValidationError
+
+__all__ = ["PERSONAS", "Persona"]
+
+
+class Persona(BaseModel):
+    """A user persona or behaviour to test: who the user is and what they do (``description``), and the
+    ``rules`` the agent must follow with them (each becomes part of a conformity check)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(min_length=1, max_length=200)
+    description: str = Field(min_length=1)
+    rules: list[str] = Field(default_factory=list)
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, rules: list[str]) -> list[str]:
+        cleaned = [r.strip() for r in rules]
+        if any(not r for r in cleaned):
+            raise GiskardValidationError(
+                "a persona's rules are non-empty sentences: remove the empty rule"
+            )
+        return cleaned
+
 
 PERSONAS: dict[str, str] = {
     "helpful_user": (

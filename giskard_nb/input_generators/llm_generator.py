@@ -43,6 +43,7 @@ from giskard_nb.llm.errors import LLMResponseError
 from giskard_nb.llm.generator import Generator
 from giskard_nb.llm.mixins import WithGeneratorMixin
 from giskard_nb.llm.parsing import json_schema
+from giskard_nb.llm.structured import ask_structured
 from giskard_nb.llm.templates import (
     TemplateReference,
     render_messages,
@@ -51,7 +52,7 @@ from giskard_nb.llm.templates import (
 
 __all__ = ["BaseLLMGenerator", "LLMGenerator", "LLMGeneratorOutput"]
 
-_FRAME = "giskard_nb.generators::llm_generator.j2"
+_FRAME = "giskard_nb.input_generators::llm_generator.j2"
 _TRACE_VARIABLES = {"trace", "history"}
 
 
@@ -163,15 +164,15 @@ class BaseLLMGenerator(WithGeneratorMixin, InputGenerator):
         for attempt in range(attempts):
             cache = None if attempt == 0 else False
             try:
-                done = await generator.complete(messages, output_type=output_type, cache=cache)
+                done = await ask_structured(generator, messages, output_type, cache=cache)
             except LLMResponseError as exc:
                 problem = str(exc)
                 continue
-            issue = getattr(done.parsed, "schema_issue", None)
+            issue = getattr(done.value, "schema_issue", None)
             if issue:
                 problem = f"the model reported a schema issue: {issue}"
                 continue
-            return done.parsed
+            return done.value
         raise InputGenerationException(
             f"{type(self).__name__} got no usable input from {generator.model} for turn {step + 1} "
             f"in {attempts} attempt(s) (max_retries={self.max_retries}): {problem}"

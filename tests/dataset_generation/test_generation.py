@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from giskard_nb.errors import ConfigError
-from giskard_nb.generation import (
+from giskard_nb.dataset_generation import (
     GeneratedCase,
     Passage,
     Persona,
     generate_from_passages,
     generate_from_persona,
 )
-from giskard_nb.generation.dedup import Deduplicator, normalize_case_text
-from giskard_nb.generation.document_based import plan_passages
+from giskard_nb.dataset_generation.dedup import Deduplicator, normalize_case_text
+from giskard_nb.dataset_generation.document_based import plan_passages
+from giskard_nb.errors import ConfigError
 from giskard_nb.kb import HashingEmbedder
 from giskard_nb.testing import FakeLLMServer
 

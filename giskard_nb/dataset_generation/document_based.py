@@ -18,15 +18,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from giskard_nb.dataset_generation.dedup import Deduplicator, keep_new_cases
+from giskard_nb.dataset_generation.models import GeneratedCase, GenerationResult, Passage
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.generation.dedup import Deduplicator, keep_new_cases
-from giskard_nb.generation.models import GeneratedCase, GenerationResult, Passage
-from giskard_nb.generation.prompting import ask, render, require_generator
+from giskard_nb.llm.structured import ask_structured, require_generator
+from giskard_nb.llm.templates import TemplateReference
 
 __all__ = ["QUESTION_KINDS", "generate_from_passages", "plan_passages"]
 
 QUESTION_KINDS = ("simple", "situational", "complex")
 _AVOID_SHOWN = 20
+_PROMPT = TemplateReference(template_name="giskard_nb.dataset_generation::document_question.j2")
 
 
 class _QA(BaseModel):
@@ -88,17 +90,17 @@ async def generate_from_passages(
         avoid = asked[-_AVOID_SHOWN:]
 
         async def one(passage: Passage, kind: str, avoid: list[str] = avoid) -> Any:
-            prompt = render(
-                "document_question.j2",
-                kind=kind,
-                passage=passage.content,
-                topic=passage.topic or "",
-                agent_description=agent_description,
-                language=language,
-                avoid=avoid,
-            )
+            inputs = {
+                "kind": kind,
+                "passage": passage.content,
+                "topic": passage.topic or "",
+                "agent_description": agent_description,
+                "language": language,
+                "avoid": avoid,
+            }
             async with limit:
-                return await ask(model, prompt, _QA)
+                answer = await ask_structured(model, _PROMPT, _QA, inputs=inputs)
+            return answer.value, answer.usage
 
         answers = await asyncio.gather(
             *(one(p, k) for p, k in zip(plan, kinds, strict=True)), return_exceptions=True

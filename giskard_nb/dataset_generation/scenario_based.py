@@ -14,14 +14,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from giskard_nb.dataset_generation.dedup import Deduplicator, keep_new_cases
+from giskard_nb.dataset_generation.models import GeneratedCase, GenerationResult, Persona
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.generation.dedup import Deduplicator, keep_new_cases
-from giskard_nb.generation.models import GeneratedCase, GenerationResult, Persona
-from giskard_nb.generation.prompting import ask, render, require_generator
+from giskard_nb.llm.structured import ask_structured, require_generator
+from giskard_nb.llm.templates import TemplateReference, render_messages
 
 __all__ = ["generate_from_persona"]
 
 _AVOID_SHOWN = 40
+_PROMPT = TemplateReference(template_name="giskard_nb.dataset_generation::persona_cases.j2")
 
 
 class _Turn(BaseModel):
@@ -66,21 +68,24 @@ async def generate_from_persona(
         missing = n_examples - len(result.cases)
         if missing <= 0:
             break
-        prompt = render(
-            "persona_cases.j2",
-            persona=persona,
-            agent_name=agent_name,
-            agent_description=agent_description,
-            language=language,
-            n=min(batch_size, missing),
-            avoid=avoid[-_AVOID_SHOWN:],
+        messages = render_messages(
+            _PROMPT,
+            {
+                "persona": persona,
+                "agent_name": agent_name,
+                "agent_description": agent_description,
+                "language": language,
+                "n": min(batch_size, missing),
+                "avoid": avoid[-_AVOID_SHOWN:],
+            },
         )
         try:
-            batch, usage = await ask(model, prompt, _Batch)
+            answer = await ask_structured(model, messages, _Batch)
         except Exception as exc:  # one failed call: note it and try another batch
             result.errors.append(f"{type(exc).__name__}: {exc}"[:300])
             continue
-        result.usage = result.usage + usage
+        batch = answer.value
+        result.usage = result.usage + answer.usage
         cases = []
         for conversation in batch.conversations:
             case = _to_case(conversation, persona, {**(source or {}), "batch": round_number})

@@ -1,35 +1,18 @@
-"""What generation reads (a persona, document passages) and produces (generated test cases)."""
+"""What generation reads (a persona, document passages) and produces (generated test cases).
+
+``Persona`` is the one persona model (``giskard_nb.input_generators.personas``), re-exported here."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from giskard_nb.core.usage import Usage
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.input_generators.personas import Persona
 
 __all__ = ["GeneratedCase", "GenerationResult", "Passage", "Persona"]
-
-
-class Persona(BaseModel):
-    """A user persona or behaviour to test: who the user is and what they do (``description``), and the
-    ``rules`` the agent must follow with them (each becomes part of a conformity check)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str = Field(min_length=1)
-    description: str = Field(min_length=1)
-    rules: list[str] = Field(default_factory=list)
-
-    @field_validator("rules")
-    @classmethod
-    def _rules(cls, rules: list[str]) -> list[str]:
-        cleaned = [r.strip() for r in rules]
-        if any(not r for r in cleaned):
-            raise GiskardValidationError("persona rules are non-empty sentences")
-        return cleaned
 
 
 @dataclass(frozen=True)

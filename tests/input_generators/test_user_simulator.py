@@ -14,7 +14,7 @@ from giskard_nb import (
     UserSimulator,
     set_default_generator,
 )
-from giskard_nb.generators import PERSONAS
+from giskard_nb.input_generators import PERSONAS
 from giskard_nb.llm import track_usage
 from giskard_nb.testing import FakeLLMServer, FakeRequest
 

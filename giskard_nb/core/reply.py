@@ -1,0 +1,230 @@
+"""What an agent returns: one reply model (``AgentOutput``) and one normaliser (``to_agent_output``).
+
+Every reply enters through here — a local function under a Hub evaluation, a remote endpoint, a
+playground chat, the agent under a scan — so the Hub and the scan read the same object:
+
+- ``AgentOutput.response`` is the reply's ``ChatMessage`` (``role``, ``content``), ``metadata`` is free
+  JSON-safe data (usage, sources, ``tool_calls``…). ``text`` is the content; ``tool_calls`` the tool
+  calls the agent reported, as a list of dicts (read from ``metadata["tool_calls"]``).
+- ``to_agent_output(value)`` accepts a string, a ``ChatMessage`` or ``AgentOutput``, a message dict
+  ``{"role": "assistant", "content": ...}`` (OpenAI-style ``tool_calls`` kept; content parts joined),
+  a dict ``{"response": <str | message>, "metadata": {...}}`` (``"message"`` is accepted for
+  ``"response"``), a pydantic model or dataclass of those shapes, or an object with ``response`` (and
+  ``metadata``) or ``content`` attributes. Tool calls found on the message and in the metadata are merged
+  into ``metadata["tool_calls"]``. Anything else raises ``AgentError`` naming what came back and the
+  accepted shapes. A message without content is accepted only when it carries tool calls.
+- ``AgentOutput(text=..., metadata=..., tool_calls=...)`` is shorthand for an assistant reply.
+
+Sanitised once, here: the metadata through ``giskard_nb.core.sanitize.to_safe_data`` and the content made
+valid Unicode and capped at ``max_string``, so any reply can be stored and read back.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from giskard_nb.core.sanitize import limits_from_env, to_safe_data, valid_unicode
+from giskard_nb.errors import AgentError
+
+__all__ = ["ROLES", "AgentOutput", "ChatMessage", "to_agent_output"]
+
+#: The roles a chat message may have.
+ROLES = ("system", "user", "assistant", "tool")
+
+_SHAPES = (
+    "return a string, a message dict {'role': 'assistant', 'content': ...}, "
+    "{'response': ..., 'metadata': {...}} or an object with response (and metadata) attributes"
+)
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
+class ChatMessage(_Value):
+    """One chat message: ``role`` (system, user, assistant or tool) and text ``content``."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+
+    @field_validator("content")
+    @classmethod
+    def _valid_text(cls, content: str) -> str:
+        return valid_unicode(content)  # a lone surrogate would make the stored JSON unreadable
+
+
+class AgentOutput(_Value):
+    """An agent's reply: the ``response`` message and free ``metadata`` (tool calls, sources, usage...)."""
+
+    response: ChatMessage
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "text" not in data or "response" in data:
+            return data
+        if set(data) - {"text", "tool_calls", "metadata"}:
+            return data  # validation names the unknown fields
+        calls = _calls(data.get("tool_calls"))
+        return {
+            "response": {"role": "assistant", "content": data["text"]},
+            "metadata": _merged({}, _meta(data.get("metadata")), calls),
+        }
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _safe_metadata(cls, metadata: Any) -> Any:
+        if metadata is None:
+            return {}
+        safe = to_safe_data(metadata)
+        return safe if isinstance(safe, dict) else {"value": safe}
+
+    @field_validator("response")
+    @classmethod
+    def _capped_reply(cls, response: ChatMessage) -> ChatMessage:
+        if len(response.content) <= limits_from_env().max_string:
+            return response
+        return response.model_copy(update={"content": to_safe_data(response.content)})
+
+    @property
+    def content(self) -> str:
+        """The reply's text (``response.content``)."""
+        return self.response.content
+
+    @property
+    def text(self) -> str:
+        """The reply's text (``response.content``), under the scan's name."""
+        return self.response.content
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """The tool calls the agent reported (``metadata["tool_calls"]``), as a list of dicts."""
+        return _calls(self.metadata.get("tool_calls"))
+
+
+def to_agent_output(value: Any, *, agent_name: str = "the agent") -> AgentOutput:
+    """Turn whatever an agent returned into an ``AgentOutput``; raise ``AgentError`` if it cannot.
+
+    ``agent_name`` names the agent in the error (``"local agent 'bot'"``)."""
+    if isinstance(value, AgentOutput):
+        return value
+    if isinstance(value, str):
+        return AgentOutput(response=ChatMessage(role="assistant", content=value))
+    if isinstance(value, ChatMessage):
+        return AgentOutput(response=value)
+    data = _fields(value)
+    if data is None:
+        raise AgentError(
+            f"{agent_name} returned {type(value).__name__} ({_snippet(value)}): {_SHAPES}"
+        )
+    metadata = _meta(data.get("metadata"))
+    if "response" in data or "message" in data:
+        inner = data["response"] if "response" in data else data["message"]
+        message, inner_metadata = _message(inner, agent_name)
+        calls = [*_calls(message.get("tool_calls")), *_calls(data.get("tool_calls"))]
+        return _build(message, _merged(inner_metadata, metadata, calls), agent_name)
+    if "content" in data:
+        return _build(data, _merged({}, metadata, _calls(data.get("tool_calls"))), agent_name)
+    keys = ", ".join(map(str, data)) or "(none)"
+    raise AgentError(
+        f"{agent_name} returned a dict with keys {keys}; expected 'content' (a chat message) or "
+        "'response' (with optional 'metadata')"
+    )
+
+
+def _message(inner: Any, agent_name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The message inside ``{"response": ...}`` and the metadata it brings (a nested reply's)."""
+    if isinstance(inner, str):
+        return {"content": inner}, {}
+    if isinstance(inner, AgentOutput):
+        return inner.response.model_dump(), inner.metadata
+    if isinstance(inner, ChatMessage):
+        return inner.model_dump(), {}
+    data = _fields(inner)
+    if data is None or "content" not in data:
+        raise AgentError(
+            f"{agent_name} returned a reply whose 'response' is {type(inner).__name__} "
+            f"({_snippet(inner)}): the response is a string or a message {{'role', 'content'}}"
+        )
+    return data, {}
+
+
+def _build(message: dict[str, Any], metadata: dict[str, Any], agent_name: str) -> AgentOutput:
+    content = message.get("content")
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    if content is None and not metadata.get("tool_calls"):
+        raise AgentError(f"{agent_name} returned a message without content (and no tool calls)")
+    if content is not None and not isinstance(content, str):
+        raise AgentError(
+            f"{agent_name} returned message content of type {type(content).__name__} "
+            f"({_snippet(content)}): the content is a string"
+        )
+    return AgentOutput(
+        response=ChatMessage(role=_role(message.get("role")), content=content or ""),
+        metadata=metadata,
+    )
+
+
+def _merged(
+    inner: dict[str, Any], outer: dict[str, Any], calls: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Metadata of a reply (the outer wins) with every tool call in ``tool_calls``: the nested
+    reply's, the message's, then the outer metadata's. Metadata with no other calls is kept as is."""
+    merged = {**inner, **outer}
+    before = [*_calls(inner.get("tool_calls")), *calls]
+    if before:
+        merged["tool_calls"] = [*before, *_calls(outer.get("tool_calls"))]
+    return merged
+
+
+def _meta(metadata: Any) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    return metadata if isinstance(metadata, dict) else {"value": metadata}
+
+
+def _role(role: Any) -> str:
+    return role if isinstance(role, str) and role in ROLES else "assistant"
+
+
+def _fields(obj: Any) -> dict[str, Any] | None:
+    """A dict view of a reply: the dict itself, a model's dump, or its reply attributes."""
+    if isinstance(obj, dict):
+        return obj
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        try:
+            out = dump()
+        except Exception:  # a broken model_dump: unreadable
+            return None
+        return out if isinstance(out, dict) else None
+    if hasattr(obj, "response") or hasattr(obj, "content"):
+        keys = ("response", "content", "metadata", "tool_calls", "role")
+        return {k: getattr(obj, k) for k in keys if hasattr(obj, k)}
+    return None
+
+
+def _calls(value: Any) -> list[dict[str, Any]]:
+    if not value:
+        return []
+    if not isinstance(value, list | tuple):
+        value = [value]
+    calls = []
+    for call in value:
+        d = call if isinstance(call, dict) else _fields(call)
+        calls.append(d if d is not None else {"name": str(call)})
+    return calls
+
+
+def _snippet(value: Any) -> str:
+    try:
+        return repr(str(value)[:80])
+    except Exception:  # a __str__ that raises
+        return f"<unprintable {type(value).__name__}>"
