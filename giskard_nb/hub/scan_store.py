@@ -11,6 +11,7 @@ scan with what that run changed (status, counts, grade, coverage...).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,8 @@ __all__ = ["AuditWriter", "ScanStore"]
 #: ``audit(conn, action=, entity_type=, entity_id=, project_id=, changes=, triggered_by=)``.
 AuditWriter = Callable[..., None]
 _REVEAL = {"reveal_secrets": True}
+#: The fields of a ``Scan`` its tallies give (``ScanTallies.scan_fields``).
+_TALLY_FIELDS = ("counts", "grade", "coverage", "incomplete", "coverage_note")
 
 
 class ScanStore:
@@ -166,15 +169,16 @@ class ScanStore:
         if not records:
             return
         rows = [self._attempts._row(r) for r in records]
+        t = self._scans.table
         try:
             with self.db.write() as conn:
                 conn.execute(self._attempts.table.insert(), rows)
-                current = self._scan(conn, scan_id)
-                if tallies.stamp is None or current.updated_at != tallies.stamp:
+                stamp = conn.execute(sa.select(t.c.updated_at).where(t.c.id == scan_id)).scalar()
+                if tallies.stamp is None or stamp != tallies.stamp:
                     tallies.take(self._tallies(conn, scan_id, usage=True))
                 else:
                     tallies.add_all(records)
-                self._write_tallies(conn, current, tallies)
+                self._write_tallies(conn, scan_id, tallies)
         except BaseException:
             tallies.stamp = None  # counted again from the rows at the next batch
             raise
@@ -196,7 +200,12 @@ class ScanStore:
 
     def _tallies(self, conn: sa.Connection, scan_id: str, *, usage: bool) -> ScanTallies:
         tallies = ScanTallies.from_rows(conn, scan_id, self.probes(scan_id, conn), usage=usage)
-        tallies.stamp = self._scan(conn, scan_id).updated_at
+        row = self._scan_row(conn, scan_id)
+        data = json.loads(row["data"])
+        planned = data.get("planned_attacks", 0)
+        rest = {k: v for k, v in data.items() if k not in _TALLY_FIELDS}
+        tallies.row = (row["status"], planned, json.dumps(rest, separators=(",", ":"))[:-1])
+        tallies.stamp = row["updated_at"]
         return tallies
 
     def _recount(
@@ -208,12 +217,22 @@ class ScanStore:
             planned=changes.get("planned_attacks", current.planned_attacks),
         )
 
-    def _write_tallies(self, conn: sa.Connection, current: Scan, tallies: ScanTallies) -> None:
-        fields = tallies.scan_fields(status=current.status, planned=current.planned_attacks)
+    def _scan_row(self, conn: sa.Connection, scan_id: str) -> Any:
+        t = self._scans.table
+        query = sa.select(t.c.id, t.c.status, t.c.updated_at, t.c.data).where(t.c.id == scan_id)
+        return conn.execute(query).mappings().one()
+
+    def _write_tallies(self, conn: sa.Connection, scan_id: str, tallies: ScanTallies) -> None:
+        """Put the tallies' fields into the stored scan. The rest of its JSON is kept as it was
+        stored when the tallies were counted (``tallies.row``), not decoded and encoded again with
+        every batch (a scan's options can be large)."""
+        status, planned, rest = tallies.row
+        fields = tallies.scan_fields(status=status, planned=planned)
+        encoded = json.dumps(fields, separators=(",", ":"), default=str)
+        data = rest + ("," if len(rest) > 1 else "") + encoded[1:]
         now = utcnow()
-        updated = current.model_copy(update={**fields, "updated_at": now})
         table = self._scans.table
         conn.execute(
-            sa.update(table).where(table.c.id == current.id).values(**self._scans._row(updated))
+            sa.update(table).where(table.c.id == scan_id).values(data=data, updated_at=now)
         )
         tallies.stamp = now

@@ -80,6 +80,9 @@ class ScanTallies:
         self._cost = 0.0
         #: ``updated_at`` of the scan row as these tallies last wrote it (None: not written yet).
         self.stamp: datetime | None = None
+        #: The scan row when these were counted: status, planned attacks, and its JSON without the
+        #: tallies' fields and without the closing brace (see ``ScanStore``).
+        self.row: tuple[str, int, str] = ("running", 0, "{")
 
     # -- counting ------------------------------------------------------------------------------------
 
@@ -101,6 +104,7 @@ class ScanTallies:
         """Hold ``other``'s counts instead of these (after counting the rows again)."""
         self.probes, self.by_probe = other.probes, other.by_probe
         self._usage, self._cost, self.stamp = other._usage, other._cost, other.stamp
+        self.row = other.row
 
     @classmethod
     def from_rows(

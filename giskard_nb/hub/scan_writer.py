@@ -1,9 +1,10 @@
 """``AttemptWriter``: where a Hub scan run puts the engine's attempts as they finish.
 
 The engine calls ``add`` for each finished attempt (``run_scan(on_attempt=writer.add)``); the writer
-stores the attempts finished in the same turn of the event loop in one transaction, with the scan's
-running tallies (``ScanStore.store_attempts``), then calls the user's ``on_attempt`` with each stored
-``ScanAttempt``, in order.
+stores it at once when nothing was written in the last ``BATCH_INTERVAL`` seconds, else with the
+attempts finishing until then, in one transaction with the scan's running tallies
+(``ScanStore.store_attempts``); then it calls the user's ``on_attempt`` with each stored
+``ScanAttempt``, in order. An interrupted or failing run stores what is queued before it stops.
 
 ``on_attempt`` may be a function or a coroutine function. An exception it raises never loses an
 attempt (it is stored before the call) and never stops the scan: the first one is reported with a
@@ -26,10 +27,12 @@ if TYPE_CHECKING:
     from giskard_nb.hub.scan_tallies import ScanTallies
     from giskard_nb.scan.result import Attempt
 
-__all__ = ["AttemptWriter", "OnAttempt"]
+__all__ = ["BATCH_INTERVAL", "AttemptWriter", "OnAttempt"]
 
 #: ``on_attempt(stored)``: called with each ``ScanAttempt`` once it is stored (may be async).
 OnAttempt = Callable[[ScanAttempt], Any]
+#: Seconds between two writes of a run: the attempts finishing meanwhile share a transaction.
+BATCH_INTERVAL = 0.025
 
 
 class AttemptWriter:
@@ -47,6 +50,7 @@ class AttemptWriter:
         self._tallies, self.on_attempt = tallies, on_attempt
         self._pending: list[ScanAttempt] = []
         self._task: asyncio.Task[None] | None = None
+        self._next_write = 0.0
         #: The write failure that stops the run (None while every write succeeds).
         self.error: BaseException | None = None
         #: How many ``on_attempt`` calls raised.
@@ -99,9 +103,14 @@ class AttemptWriter:
             self._write(batch)
 
     async def _pump(self) -> None:
+        loop = asyncio.get_running_loop()
         try:
             while self._pending and self.error is None:
+                wait = self._next_write - loop.time()
+                if wait > 0:  # let the attempts finishing meanwhile join this batch
+                    await asyncio.sleep(wait)
                 batch, self._pending = self._pending, []
+                self._next_write = loop.time() + BATCH_INTERVAL
                 stored = self._write(batch)
                 for record in stored:
                     await self._report(record)

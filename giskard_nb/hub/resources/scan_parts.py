@@ -11,6 +11,7 @@ columns) read the same.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -24,6 +25,7 @@ from giskard_nb.hub.resources.base import Resource
 from giskard_nb.hub.scan_tallies import ScanTallies
 from giskard_nb.scan.grading import ReviewStatus, Severity
 from giskard_nb.scan.result import Attempt
+from giskard_nb.secrets import is_secret_name
 
 if TYPE_CHECKING:
     from giskard_nb.hub.scan_store import ScanStore
@@ -145,9 +147,10 @@ class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
 
     def _dump(self, record: ScanAttempt) -> dict[str, Any]:
         attempt = record.attempt.model_dump(mode="json", exclude={"id", "created_at"})
-        return self._seal(
-            {**record.model_dump(mode="json", exclude={"attempt"}), "attempt": attempt}
-        )
+        dump = {**record.model_dump(mode="json", exclude={"attempt"}), "attempt": attempt}
+        if not any(is_secret_name(k) for k in _keys(attempt)):
+            return dump  # nothing to move to the secrets file (the usual case: no walk)
+        return self._seal(dump)
 
     def _from_row(self, row: Any) -> ScanAttempt:
         if row["schema_version"] > SCHEMA_VERSION:
@@ -170,3 +173,15 @@ class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
 def _review(attempt: Attempt) -> dict[str, Any]:
     """What a review changes, as the audit log shows it."""
     return attempt.model_dump(mode="json", include={"review_status", "severity", "successful"})
+
+
+def _keys(value: Any) -> Iterator[str]:
+    """Every key of a JSON-like value, at any depth."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield from item
+            stack.extend(v for v in item.values() if isinstance(v, dict | list))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, dict | list))
