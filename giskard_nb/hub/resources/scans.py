@@ -7,8 +7,10 @@
     hub.scans.attempts.update(attempt_id, review_status="ignored")    # a false positive: grade recomputed
     dataset = scan.to_dataset(name="scan regressions")                   # findings -> test cases
 
-Runs are ``acreate``/``create`` (an awaitable and its sync twin); every attempt is written the moment
-it completes, so ``resume`` finishes an interrupted scan. The engine lives in ``giskard_nb.scan``.
+Runs are ``acreate``/``create`` (an awaitable and its sync twin); every attempt is written as it
+completes (in batches, with the scan's running tallies) and passed to ``on_attempt``, so ``resume``
+finishes an interrupted scan. The engine lives in ``giskard_nb.scan``; a run writes through the
+``ScanStore`` this resource builds (``giskard_nb.hub.scan_store``).
 """
 
 from __future__ import annotations
