@@ -36,13 +36,25 @@ _TALLY_FIELDS = ("counts", "grade", "coverage", "incomplete", "coverage_note")
 
 
 class ScanStore:
-    """The writes of scan runs (see the module docstring). ``scans``, ``probes`` and ``attempts`` are
-    the scan resources whose row formats (``_row``/``_from_row``) and audited helpers it uses."""
+    """The writes of scan runs (see the module docstring). ``scans`` is ``hub.scans``; its parts
+    (``.probes``, ``.attempts``) ``register`` themselves: the store uses the three resources' row
+    formats (``_row``/``_from_row``) and audited helpers, the scan family's own."""
 
-    def __init__(self, db: Database, *, audit: AuditWriter, scans: Any, probes: Any, attempts: Any):
+    def __init__(self, db: Database, *, audit: AuditWriter, scans: Any):
         self.db = db
         self.audit = audit
-        self._scans, self._probes, self._attempts = scans, probes, attempts
+        self._scans = scans
+        self._probes: Any = None
+        self._attempts: Any = None
+
+    def register(self, part: Any) -> None:
+        """Take ``hub.scans.probes`` or ``hub.scans.attempts`` as the resource of its table."""
+        if part.entity_type == "scan_probe":
+            self._probes = part
+        elif part.entity_type == "scan_attempt":
+            self._attempts = part
+        else:
+            raise ValueError(f"not a part of a scan: {part.entity_type!r}")
 
     # -- the scan row --------------------------------------------------------------------------------
 

@@ -108,10 +108,17 @@ class ScanTallies:
 
     @classmethod
     def from_rows(
-        cls, conn: sa.Connection, scan_id: str, probes: Sequence[ScanProbe], *, usage: bool = True
+        cls,
+        conn: sa.Connection,
+        scan_id: str,
+        probes: Sequence[ScanProbe],
+        *,
+        usage: bool = True,
+        only: str | None = None,
     ) -> ScanTallies:
         """The tallies of the attempts stored for ``scan_id`` (``usage``: also sum their model usage,
-        which reads each attempt's JSON; it is read anyway for a scan stored before coverage was)."""
+        which reads each attempt's JSON; it is read anyway for a scan stored before coverage was;
+        ``only``: the attempts of that scan probe alone)."""
         t = schema_scans.scan_attempts
         legacy = any(p.unjudged is None for p in probes)
         cols = [t.c.scan_probe_id, t.c.successful, t.c.severity, t.c.review_status]
@@ -120,7 +127,10 @@ class ScanTallies:
         if read_data:
             cols.append(t.c.data)
         tallies = cls(probes)
-        for row in conn.execute(sa.select(*cols).where(t.c.scan_id == scan_id)):
+        where = [t.c.scan_id == scan_id]
+        if only is not None:
+            where.append(t.c.scan_probe_id == only)
+        for row in conn.execute(sa.select(*cols).where(*where)):
             spent = _stored_usage(row[5]) if read_data else {}
             tallies._tally(row[0]).add(
                 bool(row[1]), row[2], row[3], bool(row[4]), int(spent.get("llm_calls") or 0)

@@ -141,7 +141,7 @@ def test_scan_a_local_agent_review_and_grade(hub, project, agents):
     assert history[0].changes["review_status"] == {"before": "pending", "after": "ignored"}
     assert history[1].changes["severity"]["after"] == 10
     assert not hub.audit.search(entity_type="scan_attempt", action="create")
-    created, results, *reviews = [e for e in hub.audit.history(scan.id)]
+    created, results = hub.audit.history(scan.id)  # the reviews refresh the tallies, unaudited
     assert created.action == "create" and results.action == "update"
     assert results.changes["status"] == {"before": "running", "after": "finished"}
     assert results.changes["counts"]["before"] == {}

@@ -37,12 +37,12 @@ _VERDICT = ("successful", "severity", "review_status", "error")
 
 
 class _ScanPart:
-    """The scan store, given by ``hub.scans`` once it has built it."""
+    """A part of ``hub.scans``: it writes through the scan store, which reads and writes its rows."""
 
-    _store: ScanStore
-
-    def _use_store(self, store: ScanStore) -> None:
+    def __init__(self, hub: Any, store: ScanStore):
+        super().__init__(hub)  # type: ignore[call-arg]
         self._store = store
+        store.register(self)
 
 
 class ScanProbesResource(_ScanPart, Resource[ScanProbe]):
@@ -64,7 +64,7 @@ class ScanProbesResource(_ScanPart, Resource[ScanProbe]):
     def retrieve(self, id: str) -> ScanProbe:
         with self._db.read() as conn:
             probe = self._get(conn, id)
-            tallies = ScanTallies.from_rows(conn, probe.scan_id, [probe], usage=False)
+            tallies = ScanTallies.from_rows(conn, probe.scan_id, [probe], usage=False, only=id)
         return self._with(probe, tallies)
 
     def list_attempts(self, probe_id: str) -> list[ScanAttempt]:

@@ -50,17 +50,9 @@ class ScansResource(OwnedRuns, Resource[Scan]):
 
     def __init__(self, hub: Any):
         super().__init__(hub)
-        self.probes = ScanProbesResource(hub)
-        self.attempts = ScanAttemptsResource(hub)
-        self._store = ScanStore(
-            self._db,
-            audit=self._write_audit,
-            scans=self,
-            probes=self.probes,
-            attempts=self.attempts,
-        )
-        self.probes._use_store(self._store)
-        self.attempts._use_store(self._store)
+        self._store = ScanStore(self._db, audit=self._write_audit, scans=self)
+        self.probes = ScanProbesResource(hub, self._store)
+        self.attempts = ScanAttemptsResource(hub, self._store)
 
     # -- running -------------------------------------------------------------------------------------
 
