@@ -167,7 +167,8 @@ class CategoryCounts:
     __slots__ = ("attempts", "errors", "judgeable", "judged")
 
     def __init__(self, attempts: int = 0, errors: int = 0, judgeable: int = 0, judged: int = 0):
-        self.attempts, self.errors, self.judgeable, self.judged = attempts, errors, judgeable, judged
+        self.attempts, self.errors = attempts, errors
+        self.judgeable, self.judged = judgeable, judged
 
     def __repr__(self) -> str:
         return (
