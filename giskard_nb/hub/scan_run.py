@@ -1,6 +1,12 @@
 """Running a scan in the Hub: the engine (``giskard_nb.scan.run_scan``) with every attempt stored as it
 completes, the scan's status and grade kept current, and resumption of an interrupted scan.
 
+The plan is made once (``plan_scan``, which validates the selection before anything is stored); its
+probes are stored, then the engine runs that very plan. Each finished attempt goes to an
+``AttemptWriter``: the attempts finished in one turn of the event loop are stored in one transaction
+with the scan's running tallies (``giskard_nb.hub.scan_tallies``: constant work per attempt), then
+passed to ``on_attempt``. The run writes only through its ``ScanStore`` (``giskard_nb.hub.scan_store``).
+
 The stored options never include a system prompt or secrets given in ``profile``: pass the profile
 again to ``resume`` to keep detecting exact leaks of them.
 """
@@ -13,19 +19,44 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.hub.models.base import require_same_project, utcnow
-from giskard_nb.hub.models.scan import Scan, ScanAttempt, ScanProbe
+from giskard_nb.hub.models.base import utcnow
+from giskard_nb.hub.models.scan import Scan, ScanAttempt
 from giskard_nb.hub.ownership import beat_forever
+from giskard_nb.hub.scan_writer import AttemptWriter, OnAttempt
 from giskard_nb.scan.attack import AttackProfile
-from giskard_nb.scan.plan import ScanOptions, plan_scan, resolve_options
+from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
 
 if TYPE_CHECKING:
-    from giskard_nb.hub.hub import Hub
+    from giskard_nb.hub.models.agent import Agent
     from giskard_nb.hub.models.dataset import Dataset
+    from giskard_nb.hub.scan_store import ScanStore
 
-__all__ = ["dataset_from_attempts", "resume_scan", "start_scan"]
+__all__ = ["ScanStart", "dataset_from_attempts", "resume_scan", "start_scan"]
 
 _MODELS = ("judge", "generator")
+
+
+class ScanStart:
+    """What ``hub.scans.acreate`` resolved before a new scan starts: the project, the agent (a
+    registered ``record`` or a Python ``agent``), the knowledge base's ``documents``."""
+
+    def __init__(
+        self,
+        project_id: str,
+        *,
+        agent: Callable[..., Any] | None,
+        record: Agent | None,
+        knowledge_base_id: str | None,
+        documents: list[str] | None,
+    ):
+        self.project_id, self.agent, self.record = project_id, agent, record
+        self.knowledge_base_id, self.documents = knowledge_base_id, documents
+
+    @property
+    def agent_name(self) -> str:
+        if self.record is not None:
+            return self.record.name
+        return getattr(self.agent, "__name__", None) or type(self.agent).__name__
 
 
 def _stored_options(options: ScanOptions) -> dict[str, Any]:
@@ -36,235 +67,174 @@ def _stored_options(options: ScanOptions) -> dict[str, Any]:
     return data
 
 
+def _models(models: dict[str, Any], options: ScanOptions) -> tuple[Any, Any]:
+    """The judge and the generator (the configured default for the one not given)."""
+    from giskard_nb.scan.runner import default_model
+
+    model = default_model() if len(models) < 2 else None
+    judge = models.get("judge", model)
+    if options.use_judge is False:
+        judge = None
+    return judge, models.get("generator", model)
+
+
 async def start_scan(
-    hub: Hub,
-    project_id: str,
+    store: ScanStore,
+    start: ScanStart,
     *,
-    agent_id: str | None,
-    agent: Callable[..., Any] | None,
-    knowledge_base_id: str | None,
-    categories: Sequence[str] | None,
-    probe_ids: Sequence[str] | None,
-    max_attempts_per_probe: int | None,
-    budget: Any,
+    given: dict[str, Any],
     name: str | None,
     progress: bool,
+    on_attempt: OnAttempt | None,
     options: dict[str, Any],
 ) -> Scan:
-    hub.projects.retrieve(project_id)
-    if (agent_id is None) == (agent is None):
-        raise GiskardValidationError(
-            "give agent_id= (a registered agent) or agent= (a Python function), exactly one"
-        )
-    record = None
-    if agent_id is not None:
-        record = hub.agents.retrieve(agent_id)
-        require_same_project(project_id, ("agent", record))
-    elif not callable(agent):
-        raise GiskardValidationError(
-            f"agent= must be a function taking the list of chat messages, got {type(agent).__name__}"
-        )
+    """Plan, store and run a new scan (``given``: the selection and limits passed by name)."""
     models = {k: options.pop(k) for k in _MODELS if k in options}
     base = options.pop("options", None)
-    agent_name = record.name if record else getattr(agent, "__name__", None) or type(agent).__name__
-    given = {
-        "categories": list(categories) if categories is not None else None,
-        "probe_ids": list(probe_ids) if probe_ids is not None else None,
-        "max_attempts_per_probe": max_attempts_per_probe,
-        "budget": budget,
-    }
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     overrides.update(options)
+    record = start.record
     if "profile" not in overrides and (base is None or base.profile == AttackProfile()):
         overrides["profile"] = AttackProfile(
-            name=agent_name, description=record.description if record else ""
+            name=start.agent_name, description=record.description if record else ""
         )
-    if knowledge_base_id is not None:
-        overrides["documents"] = hub.scans.documents(knowledge_base_id, project_id=project_id)
+    if start.documents is not None:
+        overrides["documents"] = start.documents
     resolved = resolve_options(base, overrides)
-    plan_scan(resolved)  # validates the selection before anything is stored
-    scan = hub.scans._create(
+    judge, generator = _models(models, resolved)
+    plan = plan_scan(resolved, judge=judge, generator=generator)  # before anything is stored
+    scan = store.create_scan(
         Scan(
-            project_id=project_id,
-            name=name or f"scan of {agent_name}",
+            project_id=start.project_id,
+            name=name or f"scan of {start.agent_name}",
             agent_id=record.id if record else None,
-            agent_name=agent_name,
+            agent_name=start.agent_name,
             local=record is None,
-            knowledge_base_id=knowledge_base_id,
+            knowledge_base_id=start.knowledge_base_id,
             started_at=utcnow(),
             options=_stored_options(resolved),
         )
     )
-    hub.scans._claim(scan.id)
-    return await _run(hub, scan, agent, resolved, models, progress)
+    store.claim(scan.id)
+    run = _Run(store, scan, resolved, plan, judge, generator)
+    return await run.run(start.agent, record, progress=progress, on_attempt=on_attempt)
 
 
 async def resume_scan(
-    hub: Hub,
-    scan_id: str,
+    store: ScanStore,
+    scan: Scan,
     *,
     agent: Callable[..., Any] | None,
+    record: Agent | None,
+    documents: list[str] | None,
     progress: bool,
-    **extra: Any,
+    on_attempt: OnAttempt | None,
+    extra: dict[str, Any],
 ) -> Scan:
-    scan = hub.scans.retrieve(scan_id)
-    _require_agent(hub, scan, agent)  # a resume that cannot start leaves the stored scan as it was
+    """Run the attacks of ``scan`` that have no stored attempt (``extra``: ``profile=``, models)."""
     stored = {k: v for k, v in scan.options.items() if k in ScanOptions.model_fields}
     models = {k: extra.pop(k) for k in _MODELS if k in extra}
     if "profile" in extra:
         stored["profile"] = extra.pop("profile")
     if extra:
         raise GiskardValidationError(
-            f"resume() takes agent=, profile=, judge=, generator=; got {sorted(extra)}"
+            f"resume() takes agent=, profile=, judge=, generator=, on_attempt=; got {sorted(extra)}"
         )
-    if scan.knowledge_base_id is not None:
-        stored["documents"] = hub.scans.documents(scan.knowledge_base_id)
+    if documents is not None:
+        stored["documents"] = documents
     options = resolve_options(None, stored)
-    hub.scans._claim(scan.id)  # refused while another live run holds it
-    hub.scans._set(scan.id, status="running", finished_at=None, stop_reason=None, error=None)
-    return await _run(hub, scan, agent, options, models, progress)
-
-
-def _require_agent(hub: Hub, scan: Scan, agent: Callable[..., Any] | None) -> None:
-    """Raise (before anything is stored) when ``resume`` has no agent it can call."""
-    if agent is not None:
-        if not callable(agent):
-            raise GiskardValidationError(
-                f"agent= must be a function taking the list of chat messages, got "
-                f"{type(agent).__name__}; scan {scan.name!r} was left as it was"
-            )
-        return
-    if scan.local:
-        raise GiskardValidationError(
-            f"scan {scan.name!r} ran a local agent ({scan.agent_name!r}): pass it again with agent=<the function>"
-        )
-    if scan.agent_id is None:
-        raise GiskardValidationError(f"scan {scan.name!r} has no agent: pass agent=<the function>")
-    hub.agents.retrieve(scan.agent_id)  # NotFoundError when the registered agent is gone
-
-
-async def _run(
-    hub: Hub,
-    scan: Scan,
-    agent: Callable[..., Any] | None,
-    options: ScanOptions,
-    models: dict[str, Any],
-    progress: bool,
-) -> Scan:
-    from giskard_nb.scan.runner import default_model, run_scan
-
-    model = default_model() if len(models) < 2 else None
-    judge = models.get("judge", model)
-    generator = models.get("generator", model)
-    if options.use_judge is False:
-        judge = None
+    judge, generator = _models(models, options)
     plan = plan_scan(options, judge=judge, generator=generator)
-    probe_ids = _ensure_probes(hub, scan, plan)
-    done = hub.scans.attempts.stored_attack_ids(scan.id)
-
-    def save(attempt: Any) -> None:
-        record = ScanAttempt.from_attempt(
-            attempt,
-            scan_id=scan.id,
-            scan_probe_id=probe_ids[attempt.probe_id],
-            project_id=scan.project_id,
-        )
-        with hub._db.write() as conn:
-            hub.scans.attempts._save(conn, record)
-            hub.scans._store_tallies(conn, scan.id)
-
-    async with AsyncExitStack() as stack:
-        if agent is not None:
-            caller = agent
-        else:
-            from giskard_nb.hub.agents import RemoteAgent
-
-            if scan.agent_id is None:
-                raise GiskardValidationError(f"scan {scan.name!r} has no agent")
-            caller = await stack.enter_async_context(
-                RemoteAgent(hub.agents.retrieve(scan.agent_id))
-            )
-        beat = asyncio.create_task(beat_forever(lambda: hub.scans._beat(scan.id)))
-        stack.callback(beat.cancel)
-        try:
-            report = await run_scan(
-                caller, options, judge=judge, generator=generator, on_attempt=save,
-                progress=progress, completed=done, name=scan.name,
-            )  # fmt: skip
-        except Exception as exc:
-            hub.scans._set(
-                scan.id, status="error", error=f"{type(exc).__name__}: {exc}", finished_at=utcnow()
-            )
-            raise
-        except BaseException:
-            hub.scans._set(
-                scan.id,
-                status="interrupted",
-                finished_at=utcnow(),
-                stop_reason="the scan was interrupted",
-            )
-            raise
-    generation = scan.generation_usage + report.extra_usage
-    usage = generation
-    for a in hub.scans.attempts.list(scan_id=scan.id):
-        usage = usage + a.usage
-    return hub.scans._set(
-        scan.id,
-        status="stopped" if report.status == "stopped" else "finished",
-        finished_at=utcnow(),
-        stop_reason=report.stop_reason,
-        estimate=plan.estimate.model_dump(mode="json"),
-        skipped_probes=dict(plan.skipped),
-        planned_attacks=report.planned_attacks or len(plan.attacks),
-        usage=usage,
-        generation_usage=generation,
-        warnings=list(dict.fromkeys([*scan.warnings, *report.warnings])),
+    store.claim(scan.id)  # refused while another live run holds it
+    scan = store.set_status(
+        scan.id, status="running", finished_at=None, stop_reason=None, error=None
     )
+    run = _Run(store, scan, options, plan, judge, generator)
+    return await run.run(agent, record, progress=progress, on_attempt=on_attempt)
 
 
-def _ensure_probes(hub: Hub, scan: Scan, plan: Any) -> dict[str, str]:
-    """A ``ScanProbe`` per planned (or skipped) probe, created once; probe id -> record id. A probe
-    that now runs without the judge it needs is marked ``unjudged`` (a resume never clears the mark:
-    the attempts stored before were not judged either)."""
-    stored = {p.probe_id: p for p in hub.scans.probes.list(scan.id)}
-    existing = {pid: p.id for pid, p in stored.items()}
-    entries: list[tuple[Any, str | None]] = [(p, None) for p in plan.probes]
-    catalogue = {p.id: p for p in _catalogue_probes()}
-    entries += [(catalogue.get(pid), why) for pid, why in plan.skipped.items() if pid in catalogue]
-    with hub._db.write() as conn:
-        for position, (probe, why) in enumerate(entries):
-            if probe is None:
-                continue
-            unjudged = probe.id in plan.unjudged
-            if probe.id in existing:
-                if unjudged and stored[probe.id].unjudged is False:
-                    hub.scans.probes._update(existing[probe.id], {"unjudged": True}, conn=conn)
-                continue
-            record = ScanProbe(
-                scan_id=scan.id, project_id=scan.project_id, probe_id=probe.id, position=position,
-                name=probe.name, description=probe.description, category=probe.category,
-                tags=list(probe.tags), severity=probe.severity, skipped=why, unjudged=unjudged,
-            )  # fmt: skip
-            hub.scans.probes._create(record, conn=conn)
-            existing[probe.id] = record.id
-    return existing
+class _Run:
+    """One pass of the engine over a stored scan's plan."""
 
+    def __init__(
+        self, store: ScanStore, scan: Scan, options: ScanOptions, plan: ScanPlan, judge, generator
+    ):
+        self.store, self.scan, self.options, self.plan = store, scan, options, plan
+        self.judge, self.generator = judge, generator
 
-def _catalogue_probes() -> list[Any]:
-    from giskard_nb.scan.catalogue import default_catalogue
+    async def run(
+        self,
+        agent: Callable[..., Any] | None,
+        record: Agent | None,
+        *,
+        progress: bool,
+        on_attempt: OnAttempt | None,
+    ) -> Scan:
+        from giskard_nb.scan.catalogue import default_catalogue
+        from giskard_nb.scan.runner import run_scan
 
-    return default_catalogue().probes()
+        store, scan, plan = self.store, self.scan, self.plan
+        probe_ids = store.ensure_probes(scan, plan, default_catalogue().probes())
+        done = store.stored_attack_ids(scan.id)
+        tallies = store.tallies(scan.id)  # what earlier runs stored (nothing for a new scan)
+        writer = AttemptWriter(store, scan, probe_ids, tallies, on_attempt)
+        async with AsyncExitStack() as stack:
+            caller = agent
+            if caller is None:
+                from giskard_nb.hub.agents import RemoteAgent
+
+                if record is None:
+                    raise GiskardValidationError(f"scan {scan.name!r} has no agent")
+                caller = await stack.enter_async_context(RemoteAgent(record))
+            beat = asyncio.create_task(beat_forever(lambda: store.heartbeat(scan.id)))
+            stack.callback(beat.cancel)
+            try:
+                report = await run_scan(
+                    caller, self.options, judge=self.judge, generator=self.generator, plan=plan,
+                    on_attempt=writer.add, progress=progress, completed=done, name=scan.name,
+                )  # fmt: skip
+                await writer.close()
+            except Exception as exc:
+                writer.drain()
+                store.finish(
+                    scan.id, since=scan, tallies=writer.tallies, status="error",
+                    error=f"{type(exc).__name__}: {exc}", finished_at=utcnow(),
+                )  # fmt: skip
+                raise
+            except BaseException:
+                writer.drain()
+                store.finish(
+                    scan.id, since=scan, tallies=writer.tallies, status="interrupted",
+                    finished_at=utcnow(), stop_reason="the scan was interrupted",
+                )  # fmt: skip
+                raise
+        generation = scan.generation_usage + report.extra_usage
+        return store.finish(
+            scan.id,
+            since=scan,
+            tallies=tallies,
+            status="stopped" if report.status == "stopped" else "finished",
+            finished_at=utcnow(),
+            stop_reason=report.stop_reason,
+            estimate=plan.estimate.model_dump(mode="json"),
+            skipped_probes=dict(plan.skipped),
+            planned_attacks=report.planned_attacks or len(plan.attacks),
+            usage=generation + tallies.usage,
+            generation_usage=generation,
+            warnings=list(dict.fromkeys([*scan.warnings, *report.warnings])),
+        )
 
 
 def dataset_from_attempts(
-    hub: Hub, scan: Scan, attempts: Sequence[ScanAttempt], *, name: str | None
+    datasets: Any, test_cases: Any, scan: Scan, attempts: Sequence[ScanAttempt], *, name: str | None
 ) -> Dataset:
-    """Create a dataset of regression test cases, one per attempt (see ``giskard_nb.scan.regression``)."""
+    """Create a dataset of regression test cases, one per attempt (see ``giskard_nb.scan.regression``),
+    with ``datasets`` and ``test_cases`` (``hub.datasets``, ``hub.test_cases``)."""
     from giskard_nb.scan.regression import attempt_checks
 
     cases = []
     for stored in attempts:
-        attempt = stored.to_attempt()
+        attempt = stored.attempt
         checks = [
             {
                 "identifier": c.kind,
@@ -286,11 +256,11 @@ def dataset_from_attempts(
                 },
             }
         )
-    dataset = hub.datasets.create(
+    dataset = datasets.create(
         scan.project_id,
         name=name or f"Regression tests from {scan.name}",
         description=f"{len(cases)} findings of scan {scan.name!r} ({scan.id}); each test fails while the weakness remains.",
     )
     for case in cases:
-        hub.test_cases.create(dataset.id, **case)
+        test_cases.create(dataset.id, **case)
     return dataset

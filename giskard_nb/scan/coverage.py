@@ -23,19 +23,22 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from giskard_nb.scan.grading import Gradable, Grade, compute_grade, counts_toward_grade
+from giskard_nb.scan.grading import Gradable, Grade, Severity, grade_of, highest_severity
 
 if TYPE_CHECKING:
     from giskard_nb.scan.result import ScanReport
 
 __all__ = [
     "JUDGE_REMEDY",
+    "CategoryCounts",
     "CategoryCoverage",
     "CoverageStatus",
     "ScanCoverage",
     "compute_coverage",
     "counts_line",
+    "coverage_from_counts",
     "format_grade_line",
+    "grade_from",
     "grade_line",
     "honest_grade",
     "legacy_unjudged",
@@ -144,26 +147,57 @@ def compute_coverage(
 ) -> ScanCoverage:
     """Coverage from the selected ``categories``, the ``unjudged`` probes (id -> category) and the
     ``attempts`` as ``(probe_id, category, errored)``."""
-    order = list(dict.fromkeys(categories))
-    tally: dict[str, list[int]] = {}  # category -> [attempts, errored, judgeable, judged]
-    n = errors = 0
+    tally: dict[str, CategoryCounts] = {}
     for probe_id, category, errored in attempts:
-        n += 1
-        errors += bool(errored)
-        if category not in order:
-            order.append(category)
-        row = tally.setdefault(category, [0, 0, 0, 0])
         judgeable = probe_id not in unjudged
-        row[0] += 1
-        row[1] += bool(errored)
-        row[2] += judgeable
-        row[3] += judgeable and not errored
+        row = tally.setdefault(category, CategoryCounts())
+        row.attempts += 1
+        row.errors += bool(errored)
+        row.judgeable += judgeable
+        row.judged += judgeable and not errored
+    return coverage_from_counts(
+        categories=categories, unjudged=unjudged, counts=tally, missing_attacks=missing_attacks
+    )
+
+
+class CategoryCounts:
+    """The attempts of one category as coverage counts them: all, errored, by a probe able to judge
+    the category (``judgeable``), and judgeable ones that reached a verdict (``judged``)."""
+
+    __slots__ = ("attempts", "errors", "judgeable", "judged")
+
+    def __init__(self, attempts: int = 0, errors: int = 0, judgeable: int = 0, judged: int = 0):
+        self.attempts, self.errors = attempts, errors
+        self.judgeable, self.judged = judgeable, judged
+
+    def __repr__(self) -> str:
+        return (
+            f"CategoryCounts(attempts={self.attempts}, errors={self.errors}, "
+            f"judgeable={self.judgeable}, judged={self.judged})"
+        )
+
+
+def coverage_from_counts(
+    *,
+    categories: Iterable[str],
+    unjudged: Mapping[str, str],
+    counts: Mapping[str, CategoryCounts],
+    missing_attacks: int = 0,
+) -> ScanCoverage:
+    """``compute_coverage`` from counts kept per category (a running tally: no attempt re-read).
+    Categories with attempts but not selected follow the selected ones, in ``counts`` order."""
+    order = list(dict.fromkeys(categories))
+    order += [c for c in counts if c not in order]
     out = {}
     for category in order:
-        probes = sorted(p for p, c in unjudged.items() if c == category)
-        out[category] = _one(category, *tally.get(category, [0, 0, 0, 0]), probes)
+        c = counts.get(category) or CategoryCounts()
+        probes = sorted(p for p, cat in unjudged.items() if cat == category)
+        out[category] = _one(category, c.attempts, c.errors, c.judgeable, c.judged, probes)
     return ScanCoverage(
-        categories=out, attempts=n, errors=errors, missing_attacks=max(0, missing_attacks)
+        categories=out,
+        attempts=sum(c.attempts for c in counts.values()),
+        errors=sum(c.errors for c in counts.values()),
+        missing_attacks=max(0, missing_attacks),
     )
 
 
@@ -190,10 +224,15 @@ def _one(
 
 def honest_grade(attempts: Iterable[Gradable], coverage: ScanCoverage) -> Grade | None:
     """The A–D letter, or ``None`` when nothing was judged and nothing was found."""
-    attempts = list(attempts)
-    if coverage.covered == 0 and not any(counts_toward_grade(a) for a in attempts):
+    return grade_from(highest_severity(attempts), coverage)
+
+
+def grade_from(worst: Severity, coverage: ScanCoverage) -> Grade | None:
+    """``honest_grade`` from a running tally: ``worst`` is the highest severity among the findings
+    (SAFE when there is none)."""
+    if coverage.covered == 0 and worst == Severity.SAFE:
         return None
-    return compute_grade(attempts)
+    return grade_of(worst)
 
 
 def grade_line(grade: Grade | None, coverage: ScanCoverage) -> str:

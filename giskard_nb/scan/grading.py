@@ -32,6 +32,7 @@ __all__ = [
     "Severity",
     "compute_grade",
     "counts_toward_grade",
+    "grade_of",
     "highest_severity",
 ]
 
@@ -123,9 +124,12 @@ def highest_severity(attempts: Iterable[Gradable]) -> Severity:
 
 def compute_grade(attempts: Iterable[Gradable]) -> Grade:
     """A (nothing found), B (minor only), C (a major finding), D (a critical finding)."""
-    return {
-        Severity.SAFE: "A",
-        Severity.MINOR: "B",
-        Severity.MAJOR: "C",
-        Severity.CRITICAL: "D",
-    }[highest_severity(attempts)]  # type: ignore[return-value]
+    return grade_of(highest_severity(attempts))
+
+
+def grade_of(worst: Severity) -> Grade:
+    """The letter for the highest severity found: SAFE A, MINOR B, MAJOR C, CRITICAL D."""
+    return _LETTERS[Severity(worst)]  # type: ignore[return-value]
+
+
+_LETTERS = {Severity.SAFE: "A", Severity.MINOR: "B", Severity.MAJOR: "C", Severity.CRITICAL: "D"}

@@ -4,7 +4,8 @@
 runs at most ``max_concurrency`` attacks at a time. A multi-turn attack sends its turns in order (with a
 generator, an adaptive attacker writes the turns after the first) and stops early once a rule detector
 fires. Each finished attack becomes an ``Attempt`` passed to ``on_attempt`` (sync or async) right away,
-so a caller can persist it; ``completed`` lists attack ids to skip when resuming.
+so a caller can persist it; ``completed`` lists attack ids to skip when resuming; ``plan`` runs a
+plan made beforehand (``plan_scan``) instead of planning again.
 
 Failures are data: an agent that raises, times out or answers nonsense gives an errored attempt; so does
 a judge or attacker model that fails or answers junk. Only an exception raised by ``on_attempt`` (a
@@ -57,6 +58,7 @@ async def run_scan(
     progress: bool = False,
     completed: Iterable[str] = (),
     name: str = "scan",
+    plan: ScanPlan | None = None,
     **overrides: Any,
 ) -> ScanReport:
     """Scan ``agent`` (a callable taking ``[{role, content}]`` messages, sync or async).
@@ -64,6 +66,8 @@ async def run_scan(
     ``judge`` / ``generator``: models for judged detectors and for written attacks (default: the
     configured default generator, if any; ``None`` for none). Options are a ``ScanOptions`` and/or
     keyword overrides (``categories=``, ``probe_ids=``, ``max_attempts_per_probe=``, ``budget=``...).
+    ``plan``: a ``plan_scan(options, judge=, generator=)`` already made with the same options and
+    models (the Hub stores its probes first), run as it is instead of planning again.
     """
     if not callable(agent):
         raise GiskardValidationError(
@@ -75,7 +79,8 @@ async def run_scan(
     generator = model if generator is MISSING else generator
     if options.use_judge is False:
         judge = None
-    plan = plan_scan(options, judge=judge, generator=generator)
+    if plan is None:
+        plan = plan_scan(options, judge=judge, generator=generator)
     run = _ScanRun(agent, options, plan, judge, generator, on_attempt, name)
     return await run.run(set(completed), progress)
 
@@ -167,10 +172,7 @@ class _ScanRun:
                 raise
             report.stop_reason = self.tracker.stop_reason
             report.status = "stopped" if self.tracker.stop_reason else "completed"
-        except asyncio.CancelledError:
-            report.status, report.stop_reason = "cancelled", "the scan was interrupted"
-            raise
-        except KeyboardInterrupt:
+        except (asyncio.CancelledError, KeyboardInterrupt):
             report.status, report.stop_reason = "cancelled", "the scan was interrupted"
             raise
         except Exception as exc:
@@ -385,12 +387,9 @@ async def _run_detector(detector: Detector, ctx: DetectionContext) -> Detection 
 
 
 def _usage(values: dict[str, float]) -> Usage:
+    ints = ("prompt_tokens", "completion_tokens", "total_tokens", "llm_calls")
     return Usage(
-        prompt_tokens=int(values.get("prompt_tokens", 0)),
-        completion_tokens=int(values.get("completion_tokens", 0)),
-        total_tokens=int(values.get("total_tokens", 0)),
-        cost_usd=float(values.get("cost_usd", 0.0)),
-        llm_calls=int(values.get("llm_calls", 0)),
+        **{k: int(values.get(k, 0)) for k in ints}, cost_usd=float(values.get("cost_usd", 0.0))
     )
 
 

@@ -135,10 +135,18 @@ def test_scan_a_local_agent_review_and_grade(hub, project, agents):
     assert scan.refresh().grade == "B"
     hub.scans.attempts.update(one.id, successful=False)
     assert scan.refresh().grade == "A"
+    # an attempt's history is its reviews; storing the attempts is one entry on the scan
     history = hub.audit.history(one.id)
-    assert [e.action for e in history][:1] == ["create"]
-    assert sum(e.action == "update" for e in history) == 3
-    assert history[1].changes["review_status"]
+    assert [e.action for e in history] == ["update"] * 3
+    assert history[0].changes["review_status"] == {"before": "pending", "after": "ignored"}
+    assert history[1].changes["severity"]["after"] == 10
+    assert not hub.audit.search(entity_type="scan_attempt", action="create")
+    created, results = hub.audit.history(scan.id)  # the reviews refresh the tallies, unaudited
+    assert created.action == "create" and results.action == "update"
+    assert results.changes["status"] == {"before": "running", "after": "finished"}
+    assert results.changes["counts"]["before"] == {}
+    assert results.changes["counts"]["after"]["attempts"] == scan.counts["attempts"]
+    assert results.changes["grade"] == {"before": None, "after": "D"}
     with pytest.raises(GiskardValidationError, match="needs review_status"):
         hub.scans.attempts.update(one.id)
 

@@ -126,6 +126,25 @@ async def test_resume_skips_completed_attacks(agents):
     assert {a.attack.id for a in second.attempts} == {a.attack.id for a in first.attempts} - done
 
 
+async def test_a_plan_made_beforehand_is_run_as_it_is(agents, monkeypatch):
+    import giskard_nb.scan.runner as runner
+    from giskard_nb.scan import plan_scan
+
+    options = ScanOptions(probe_ids=["injection.direct_override", "leakage.direct_request"])
+    plan = plan_scan(options, judge=None, generator=None)
+    plan.attacks = plan.attacks[:2]  # the caller decides what runs
+
+    def no_second_plan(*args, **kwargs):
+        raise AssertionError("run_scan planned again")
+
+    monkeypatch.setattr(runner, "plan_scan", no_second_plan)
+    report = await run_scan(agents["obedient"], options, plan=plan, judge=None, generator=None)
+    assert [a.attack.id for a in sorted(report.attempts, key=lambda a: a.attack.id)] == sorted(
+        a.id for a in plan.attacks
+    )
+    assert report.planned_attacks == 2 and report.estimate == plan.estimate
+
+
 async def test_budget_stops_the_scan_cleanly(agents):
     report = await run_scan(
         agents["refusing"], budget=Budget(max_agent_calls=5), max_concurrency=2, **FAST

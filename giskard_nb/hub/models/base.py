@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 #: The version of the stored format. Every record carries the version it was written with.
-SCHEMA_VERSION = 1
+#: 2: a scan attempt stores the engine's ``Attempt`` whole (``{"attempt": ...}``); 1: its fields flat.
+SCHEMA_VERSION = 2
 
 
 def new_id() -> str:

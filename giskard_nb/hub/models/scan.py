@@ -13,13 +13,13 @@ from giskard_nb.core.usage import Usage
 from giskard_nb.hub.models.base import HubModel, HubRecord
 from giskard_nb.scan.coverage import CoverageStatus, counts_line, format_grade_line
 from giskard_nb.scan.grading import Grade, Severity
-from giskard_nb.scan.result import AttemptFields
+from giskard_nb.scan.result import Attempt, AttemptFields
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from giskard_nb.hub.models.dataset import Dataset
-    from giskard_nb.scan.result import Attempt, ScanReport
+    from giskard_nb.scan.result import ScanReport
 
 __all__ = ["AvailableProbe", "Scan", "ScanAttempt", "ScanProbe", "ScanStatus"]
 
@@ -178,40 +178,64 @@ class ScanProbe(HubRecord):
         return f"<ScanProbe {self.probe_id} {state} id={self.id}>"
 
 
-class _ScanAttemptKeys(HubRecord):
-    """Where a stored attempt belongs (first in its dumps, after the record's own fields)."""
+class ScanAttempt(HubRecord):
+    """One attack against the agent, as stored: the engine's ``Attempt`` (``attempt``) with the ids of
+    its scan, scan probe and project. Its id and creation time are the attempt's.
+
+    Every field of the attempt reads through (``stored.output``, ``stored.severity``,
+    ``stored.review_status``, ``stored.probe_id``, ``stored.category``, ``stored.status``...);
+    ``hub.scans.attempts.update`` changes the review.
+    """
 
     scan_id: str
     scan_probe_id: str
     project_id: str
-    attack_id: str
+    attempt: Attempt
 
-
-class ScanAttempt(AttemptFields, _ScanAttemptKeys):
-    """One attack against the agent, as stored: the engine's ``Attempt`` fields plus its scan and probe."""
+    @property
+    def attack_id(self) -> str:
+        """The id of the attack (unique in its scan: what ``resume`` skips)."""
+        return self.attempt.attack.id
 
     def to_attempt(self) -> Attempt:
         """The engine's ``Attempt`` (same id) — for reports and regression checks."""
-        from giskard_nb.scan.result import Attempt
-
-        fields = set(Attempt.model_fields) - {"schema_version"}
-        return Attempt.model_validate({k: getattr(self, k) for k in fields if hasattr(self, k)})
+        return self.attempt
 
     @classmethod
     def from_attempt(
         cls, attempt: Attempt, *, scan_id: str, scan_probe_id: str, project_id: str
     ) -> ScanAttempt:
-        data = attempt.model_dump(exclude={"schema_version"})
-        return cls.model_validate(
-            {
-                **data,
-                "scan_id": scan_id,
-                "scan_probe_id": scan_probe_id,
-                "project_id": project_id,
-                "attack_id": attempt.attack.id,
-                "updated_at": data["created_at"],
-            }
+        """The stored form of an engine ``Attempt`` of a scan."""
+        return cls(
+            id=attempt.id,
+            created_at=attempt.created_at,
+            updated_at=attempt.created_at,
+            scan_id=scan_id,
+            scan_probe_id=scan_probe_id,
+            project_id=project_id,
+            attempt=attempt,
         )
 
     def __repr__(self) -> str:
-        return repr(self.to_attempt()).replace("<Attempt", "<ScanAttempt", 1)
+        return repr(self.attempt).replace("<Attempt", "<ScanAttempt", 1)
+
+
+def _read_through(name: str) -> property:
+    def read(self: ScanAttempt) -> Any:
+        return getattr(self.attempt, name)
+
+    return property(read, doc=f"The attempt's ``{name}`` (``scan_attempt.attempt.{name}``).")
+
+
+#: The attempt's fields and views, readable on the stored record as they were before it wrapped it.
+_ATTEMPT_VIEWS = (
+    *AttemptFields.model_fields,
+    "probe_id",
+    "category",
+    "counts",
+    "status",
+    "input_messages",
+)
+for _name in _ATTEMPT_VIEWS:
+    setattr(ScanAttempt, _name, _read_through(_name))
+del _name

@@ -1,40 +1,51 @@
 """``hub.scans.probes`` and ``hub.scans.attempts``: the probes of a scan (with tallies) and its attempts
-(listed, retrieved, reviewed). Reviewing an attempt refreshes its scan's counts and grade."""
+(listed, retrieved, reviewed). Reviewing an attempt refreshes its scan's counts and grade.
+
+A stored attempt is the engine's ``Attempt`` as the engine dumps it (``data``: ``{"attempt": ...}``)
+with the ids of its scan, probe and project; the columns used to filter and count (``attack_id``,
+``successful``, ``severity``, ``review_status``, ``error``) are taken from it when it is written.
+Attempts stored before (schema version 1: the attempt's fields flat in ``data``, its verdict in the
+columns) read the same.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.errors import GiskardValidationError, HubError
 from giskard_nb.hub import schema_scans
+from giskard_nb.hub.audit import diff_fields
+from giskard_nb.hub.models.base import SCHEMA_VERSION, build, utcnow
 from giskard_nb.hub.models.scan import ScanAttempt, ScanProbe
 from giskard_nb.hub.resources.base import Resource
-from giskard_nb.scan.grading import ReviewStatus, Severity, counts_toward_grade
+from giskard_nb.hub.scan_tallies import ScanTallies
+from giskard_nb.scan.grading import ReviewStatus, Severity
+from giskard_nb.scan.result import Attempt
+from giskard_nb.secrets import is_secret_name
 
-__all__ = ["ScanAttemptsResource", "ScanProbesResource", "TallyRow"]
+if TYPE_CHECKING:
+    from giskard_nb.hub.scan_store import ScanStore
 
+__all__ = ["ScanAttemptsResource", "ScanProbesResource"]
 
-class TallyRow:
-    """What grading needs of a stored attempt (read from its columns)."""
-
-    __slots__ = ("error", "review_status", "severity", "successful")
-
-    def __init__(
-        self, successful: bool, severity: Severity, review_status: ReviewStatus, error: str | None
-    ):
-        self.successful = successful
-        self.severity = severity
-        self.review_status = review_status
-        self.error = error
-
-    @property
-    def counts(self) -> bool:
-        return counts_toward_grade(self)
+#: What an attempt's row holds in columns (the rest is the engine's ``Attempt`` in ``data``).
+_VERDICT = ("successful", "severity", "review_status", "error")
 
 
-class ScanProbesResource(Resource[ScanProbe]):
+class _ScanPart:
+    """A part of ``hub.scans``: it writes through the scan store, which reads and writes its rows."""
+
+    def __init__(self, hub: Any, store: ScanStore):
+        super().__init__(hub)  # type: ignore[call-arg]
+        self._store = store
+        store.register(self)
+
+
+class ScanProbesResource(_ScanPart, Resource[ScanProbe]):
     """The probes of a scan, with their tallies (``hub.scans.probes``)."""
 
     entity_type = "scan_probe"
@@ -45,51 +56,32 @@ class ScanProbesResource(Resource[ScanProbe]):
     def list(self, scan_id: str) -> list[ScanProbe]:
         """The probes of a scan in plan order: attempts, successes, errors and highest severity each."""
         self._hub.scans.retrieve(scan_id)
-        probes = self._list(self.table.c.scan_id == scan_id, order_by=[self.table.c.position])
-        return [self._with_tallies(p) for p in probes]
+        with self._db.read() as conn:
+            probes = self._store.probes(scan_id, conn)
+            tallies = ScanTallies.from_rows(conn, scan_id, probes, usage=False)
+        return [self._with(p, tallies) for p in probes]
 
     def retrieve(self, id: str) -> ScanProbe:
-        return self._with_tallies(super().retrieve(id))
+        with self._db.read() as conn:
+            probe = self._get(conn, id)
+            tallies = ScanTallies.from_rows(conn, probe.scan_id, [probe], usage=False, only=id)
+        return self._with(probe, tallies)
 
     def list_attempts(self, probe_id: str) -> list[ScanAttempt]:
+        """The attempts of one scan probe (a ``ScanProbe`` id)."""
         return self._hub.scans.attempts.list(probe_id)
 
-    def _with_tallies(self, probe: ScanProbe) -> ScanProbe:
-        t = schema_scans.scan_attempts
-        with self._db.read() as conn:
-            rows = conn.execute(
-                sa.select(t.c.successful, t.c.severity, t.c.review_status, t.c.error).where(
-                    t.c.scan_probe_id == probe.id
-                )
-            ).all()
-        attempts = [TallyRow(bool(r[0]), Severity(r[1]), ReviewStatus(r[2]), r[3]) for r in rows]
-        found = [a for a in attempts if a.counts]
-        return probe.model_copy(
-            update={
-                "attempts": len(attempts),
-                "successes": len(found),
-                "errors": sum(1 for a in attempts if a.error is not None),
-                "highest_severity": max((a.severity for a in found), default=Severity.SAFE),
-            }
-        )._bind(self._hub)
+    def _with(self, probe: ScanProbe, tallies: ScanTallies) -> ScanProbe:
+        return probe.model_copy(update=tallies.probe_fields(probe.id))._bind(self._hub)
 
 
-class ScanAttemptsResource(Resource[ScanAttempt]):
+class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
     """The attempts of scans (``hub.scans.attempts``): list, retrieve, and review them."""
 
     entity_type = "scan_attempt"
     model = ScanAttempt
     table = schema_scans.scan_attempts
-    columns = (
-        "scan_id",
-        "scan_probe_id",
-        "project_id",
-        "attack_id",
-        "successful",
-        "severity",
-        "review_status",
-        "error",
-    )
+    columns = ("scan_id", "scan_probe_id", "project_id", "attack_id", *_VERDICT)
     audit_fields = ("probe_name", "successful", "severity", "review_status", "error")
 
     def list(
@@ -128,31 +120,68 @@ class ScanAttemptsResource(Resource[ScanAttempt]):
     ) -> ScanAttempt:
         """Review an attempt (``review_status``, ``severity``, ``successful``); the scan's grade is
         recomputed (an ignored or unsuccessful attempt no longer counts)."""
-        changes: dict[str, Any] = {}
-        if review_status is not None:
-            changes["review_status"] = ReviewStatus.parse(review_status)
-        if severity is not None:
-            changes["severity"] = Severity.parse(severity)
-        if successful is not None:
-            changes["successful"] = bool(successful)
-        if not changes:
+        if review_status is None and severity is None and successful is None:
             raise GiskardValidationError(
                 "update() needs review_status=, severity= and/or successful="
             )
         with self._db.write() as conn:
-            updated = self._update(attempt_id, changes, conn=conn)
-            self._hub.scans._store_tallies(conn, updated.scan_id)
-        return updated
-
-    def _save(self, conn: sa.Connection, record: ScanAttempt) -> ScanAttempt:
-        conn.execute(self.table.insert().values(**self._row(record)))
-        self._audit(conn, "create", record, self._audit_view(record), triggered_by=record.scan_id)
-        return record._bind(self._hub)
-
-    def stored_attack_ids(self, scan_id: str) -> set[str]:
-        with self._db.read() as conn:
-            return set(
-                conn.execute(
-                    sa.select(self.table.c.attack_id).where(self.table.c.scan_id == scan_id)
-                ).scalars()
+            current = self._get(conn, attempt_id)
+            reviewed = current.attempt.review(
+                review_status=review_status, severity=severity, successful=successful
             )
+            diff = diff_fields(_review(current.attempt), _review(reviewed))
+            if not diff:
+                return current
+            updated = current.model_copy(update={"attempt": reviewed, "updated_at": utcnow()})
+            t = self.table
+            conn.execute(sa.update(t).where(t.c.id == attempt_id).values(**self._row(updated)))
+            self._audit(conn, "update", updated, diff)
+            self._store.refresh_tallies(conn, updated.scan_id)
+        return updated._bind(self._hub)
+
+    # -- rows ----------------------------------------------------------------------------------------
+
+    def _audit_view(self, record: ScanAttempt) -> dict[str, Any]:
+        dump = record.attempt.model_dump(mode="json", include=set(self.audit_fields))
+        return {k: dump.get(k) for k in self.audit_fields}
+
+    def _dump(self, record: ScanAttempt) -> dict[str, Any]:
+        attempt = record.attempt.model_dump(mode="json", exclude={"id", "created_at"})
+        dump = {**record.model_dump(mode="json", exclude={"attempt"}), "attempt": attempt}
+        if not any(is_secret_name(k) for k in _keys(attempt)):
+            return dump  # nothing to move to the secrets file (the usual case: no walk)
+        return self._seal(dump)
+
+    def _from_row(self, row: Any) -> ScanAttempt:
+        if row["schema_version"] > SCHEMA_VERSION:
+            raise HubError(
+                f"scan attempt {row['id']} was written by a newer giskard-nb (schema version "
+                f"{row['schema_version']}; this one reads up to {SCHEMA_VERSION}): upgrade giskard-nb"
+            )
+        data = json.loads(row["data"])
+        if "attempt" in data:
+            fields = data["attempt"]
+        else:  # stored flat, before ScanAttempt wrapped the engine's Attempt (schema version 1)
+            fields = {**data, **{k: row[k] for k in _VERDICT}}
+        fields.update(id=row["id"], created_at=row["created_at"])
+        record = {k: row[k] for k in ("id", "schema_version", "created_at", "updated_at")}
+        record.update({k: row[k] for k in ("scan_id", "scan_probe_id", "project_id")})
+        record["attempt"] = build(Attempt, fields, "stored scan attempt")
+        return build(ScanAttempt, record, "stored scan attempt")._bind(self._hub)
+
+
+def _review(attempt: Attempt) -> dict[str, Any]:
+    """What a review changes, as the audit log shows it."""
+    return attempt.model_dump(mode="json", include={"review_status", "severity", "successful"})
+
+
+def _keys(value: Any) -> Iterator[str]:
+    """Every key of a JSON-like value, at any depth."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield from item
+            stack.extend(v for v in item.values() if isinstance(v, dict | list))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, dict | list))

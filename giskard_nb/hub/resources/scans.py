@@ -7,13 +7,14 @@
     hub.scans.attempts.update(attempt_id, review_status="ignored")    # a false positive: grade recomputed
     dataset = scan.to_dataset(name="scan regressions")                   # findings -> test cases
 
-Runs are ``acreate``/``create`` (an awaitable and its sync twin); every attempt is written the moment
-it completes, so ``resume`` finishes an interrupted scan. The engine lives in ``giskard_nb.scan``.
+Runs are ``acreate``/``create`` (an awaitable and its sync twin); every attempt is written as it
+completes (in batches, with the scan's running tallies) and passed to ``on_attempt``, so ``resume``
+finishes an interrupted scan. The engine lives in ``giskard_nb.scan``; a run writes through the
+``ScanStore`` this resource builds (``giskard_nb.hub.scan_store``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,15 +23,17 @@ import sqlalchemy as sa
 from giskard_nb.core.sync import run_sync
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema_scans
-from giskard_nb.hub.models.base import require_same_project, utcnow
+from giskard_nb.hub.audit import write_entry
+from giskard_nb.hub.models.base import require_same_project
 from giskard_nb.hub.models.dataset import Dataset
 from giskard_nb.hub.models.scan import AvailableProbe, Scan
 from giskard_nb.hub.resources.base import Resource
 from giskard_nb.hub.resources.owned import OwnedRuns
-from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource, TallyRow
+from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource
+from giskard_nb.hub.scan_store import ScanStore
+from giskard_nb.hub.scan_tallies import scan_categories
+from giskard_nb.hub.scan_writer import OnAttempt
 from giskard_nb.scan.catalogue import Category, default_catalogue
-from giskard_nb.scan.coverage import compute_coverage, honest_grade, legacy_unjudged
-from giskard_nb.scan.grading import ReviewStatus, Severity
 from giskard_nb.scan.regression import Vulnerability  # noqa: F401 - registers the check kind
 
 __all__ = ["ScansResource"]
@@ -47,8 +50,9 @@ class ScansResource(OwnedRuns, Resource[Scan]):
 
     def __init__(self, hub: Any):
         super().__init__(hub)
-        self.probes = ScanProbesResource(hub)
-        self.attempts = ScanAttemptsResource(hub)
+        self._store = ScanStore(self._db, audit=self._write_audit, scans=self)
+        self.probes = ScanProbesResource(hub, self._store)
+        self.attempts = ScanAttemptsResource(hub, self._store)
 
     # -- running -------------------------------------------------------------------------------------
 
@@ -65,6 +69,7 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         budget: Any = None,
         name: str | None = None,
         progress: bool = True,
+        on_attempt: OnAttempt | None = None,
         **options: Any,
     ) -> Scan:
         """Scan a registered agent (``agent_id``) or a Python function (``agent``) of the project.
@@ -74,23 +79,44 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         caps the scan (``Budget``, dict, or USD); ``options=ScanOptions(...)`` gives them all at once.
         Other ``ScanOptions`` may be given by name (``max_concurrency``, ``timeout``, ``profile``,
         ``variants_per_attack``, ``use_judge``, ``seed``, ``probes`` …; ``judge=``/``generator=`` models).
-        """
-        from giskard_nb.hub.scan_run import start_scan
 
+        ``on_attempt(stored)`` (a function or a coroutine function) is called with each
+        ``ScanAttempt`` once it is stored, for live progress. An exception it raises does not stop the
+        scan and loses no attempt: it is reported with a ``RuntimeWarning``.
+        """
+        from giskard_nb.hub.scan_run import ScanStart, start_scan
+
+        self._hub.projects.retrieve(project_id)
+        if (agent_id is None) == (agent is None):
+            raise GiskardValidationError(
+                "give agent_id= (a registered agent) or agent= (a Python function), exactly one"
+            )
+        record = None
+        if agent_id is not None:
+            record = self._hub.agents.retrieve(agent_id)
+            require_same_project(project_id, ("agent", record))
+        elif not callable(agent):
+            raise GiskardValidationError(
+                f"agent= must be a function taking the list of chat messages, got {type(agent).__name__}"
+            )
+        _check_callback(on_attempt)
+        documents = None
+        if knowledge_base_id is not None:
+            documents = self.documents(knowledge_base_id, project_id=project_id)
+        start = ScanStart(
+            project_id, agent=agent, record=record, knowledge_base_id=knowledge_base_id,
+            documents=documents,
+        )  # fmt: skip
+        given = {
+            "categories": list(categories) if categories is not None else None,
+            "probe_ids": list(probe_ids) if probe_ids is not None else None,
+            "max_attempts_per_probe": max_attempts_per_probe,
+            "budget": budget,
+        }
         return await start_scan(
-            self._hub,
-            project_id,
-            agent_id=agent_id,
-            agent=agent,
-            knowledge_base_id=knowledge_base_id,
-            categories=categories,
-            probe_ids=probe_ids,
-            max_attempts_per_probe=max_attempts_per_probe,
-            budget=budget,
-            name=name,
-            progress=progress,
-            options=options,
-        )
+            self._store, start, given=given, name=name, progress=progress,
+            on_attempt=on_attempt, options=options,
+        )  # fmt: skip
 
     def create(self, project_id: str, **kwargs: Any) -> Scan:
         """``acreate`` from synchronous code (also inside a notebook's running loop)."""
@@ -102,15 +128,27 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         *,
         agent: Callable[..., Any] | None = None,
         progress: bool = True,
+        on_attempt: OnAttempt | None = None,
         **secrets: Any,
     ) -> Scan:
         """Run the attacks of a scan that have no stored attempt yet (after an interruption). A scan of a
-        local agent needs the ``agent`` function again; ``profile=`` restores a system prompt or secrets."""
+        local agent needs the ``agent`` function again; ``profile=`` restores a system prompt or secrets;
+        ``on_attempt`` as in ``acreate``."""
         from giskard_nb.hub.scan_run import resume_scan
 
-        return await resume_scan(self._hub, scan_id, agent=agent, progress=progress, **secrets)
+        scan = self.retrieve(scan_id)
+        record = self._require_agent(scan, agent)  # a resume that cannot start changes nothing
+        _check_callback(on_attempt)
+        documents = None
+        if scan.knowledge_base_id is not None:
+            documents = self.documents(scan.knowledge_base_id)
+        return await resume_scan(
+            self._store, scan, agent=agent, record=record, documents=documents,
+            progress=progress, on_attempt=on_attempt, extra=secrets,
+        )  # fmt: skip
 
     def resume(self, scan_id: str, **kwargs: Any) -> Scan:
+        """``aresume`` from synchronous code (also inside a notebook's running loop)."""
         return run_sync(self.aresume(scan_id, **kwargs))
 
     def estimate(self, *, knowledge_base_id: str | None = None, **options: Any) -> Any:
@@ -148,7 +186,7 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         from giskard_nb.scan.result import ScanReport
 
         scan = self.retrieve(scan_id)
-        probes = self.probes.list(scan_id)
+        probes = self._store.probes(scan_id)
         recorded = all(p.unjudged is not None for p in probes)  # else: inferred (older scans)
         return ScanReport(
             id=scan.id,
@@ -163,7 +201,7 @@ class ScansResource(OwnedRuns, Resource[Scan]):
             stop_reason=scan.stop_reason or scan.error,
             started_at=scan.started_at,
             finished_at=scan.finished_at,
-            attempts=[a.to_attempt() for a in self.attempts.list(scan_id=scan_id)],
+            attempts=[a.attempt for a in self.attempts.list(scan_id=scan_id)],
             probes=[
                 {
                     "id": p.probe_id,
@@ -178,7 +216,7 @@ class ScansResource(OwnedRuns, Resource[Scan]):
             planned_attacks=scan.planned_attacks,
             options=scan.options,
             warnings=list(scan.warnings),
-            categories=_categories(p.category for p in probes) if recorded else [],
+            categories=scan_categories(p.category for p in probes) if recorded else [],
             unjudged={p.probe_id: p.category for p in probes if p.unjudged} if recorded else {},
         )
 
@@ -206,7 +244,7 @@ class ScansResource(OwnedRuns, Resource[Scan]):
 
         scan = self.retrieve(scan_id)
         if attempt_ids is None:
-            chosen = [a for a in self.attempts.list(scan_id=scan_id) if a.to_attempt().counts]
+            chosen = [a for a in self.attempts.list(scan_id=scan_id) if a.counts]
             if not chosen:
                 raise GiskardValidationError(
                     f"scan {scan.name!r} has no successful, non-ignored attempt: nothing to turn into tests"
@@ -218,73 +256,35 @@ class ScansResource(OwnedRuns, Resource[Scan]):
                 raise GiskardValidationError(
                     f"attempts {stray} do not belong to scan {scan.name!r}"
                 )
-        return dataset_from_attempts(self._hub, scan, chosen, name=name)
+        return dataset_from_attempts(
+            self._hub.datasets, self._hub.test_cases, scan, chosen, name=name
+        )
 
     # -- bookkeeping ---------------------------------------------------------------------------------
 
-    def _tallies(
-        self, conn: sa.Connection, scan_id: str, changes: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """Counts, coverage and grade from the stored attempts and probes (``changes``: the scan
-        fields being written with them, for the status and the planned attacks)."""
-        t = self.attempts.table
-        legacy = None
-        probes = [
-            self.probes._from_row(r)
-            for r in conn.execute(
-                sa.select(self.probes.table).where(self.probes.table.c.scan_id == scan_id)
-            ).mappings()
-        ]
-        if any(p.unjudged is None for p in probes):
-            legacy = t.c.data
-        cols = [t.c.successful, t.c.severity, t.c.review_status, t.c.error, t.c.scan_probe_id]
-        rows = conn.execute(
-            sa.select(*cols, *([legacy] if legacy is not None else [])).where(
-                t.c.scan_id == scan_id
+    def _require_agent(self, scan: Scan, agent: Callable[..., Any] | None) -> Any:
+        """The registered agent a resume calls (None for a given ``agent``); raises, before anything
+        is stored, when ``resume`` has no agent it can call."""
+        if agent is not None:
+            if not callable(agent):
+                raise GiskardValidationError(
+                    f"agent= must be a function taking the list of chat messages, got "
+                    f"{type(agent).__name__}; scan {scan.name!r} was left as it was"
+                )
+            return None
+        if scan.local:
+            raise GiskardValidationError(
+                f"scan {scan.name!r} ran a local agent ({scan.agent_name!r}): pass it again with "
+                "agent=<the function>"
             )
-        ).all()
-        attempts = [TallyRow(bool(r[0]), Severity(r[1]), ReviewStatus(r[2]), r[3]) for r in rows]
-        counts = {
-            "attempts": len(attempts),
-            "successes": sum(1 for a in attempts if a.counts),
-            "errors": sum(1 for a in attempts if a.error is not None),
-            "ignored": sum(
-                1 for a in attempts if a.successful and a.review_status == ReviewStatus.IGNORED
-            ),
-        }
-        coverage = _coverage(probes, rows, self._get(conn, scan_id), changes or {})
-        return {
-            "counts": counts,
-            "grade": honest_grade(attempts, coverage),
-            "coverage": coverage.status,
-            "incomplete": coverage.incomplete,
-            "coverage_note": coverage.note,
-        }
-
-    def _store_tallies(self, conn: sa.Connection, scan_id: str) -> None:
-        """Refresh counts and grade without an audit entry (derived data, written as attempts land)."""
-        current = self._get(conn, scan_id)
-        updated = current.model_copy(
-            update={**self._tallies(conn, scan_id), "updated_at": utcnow()}
-        )
-        conn.execute(
-            sa.update(self.table).where(self.table.c.id == scan_id).values(**self._row(updated))
-        )
-
-    def _claim(self, scan_id: str) -> None:
-        """Mark the scan as run by this process (``hub.ownership``): a ``HubError`` if another live
-        run holds it."""
-        from giskard_nb.hub.ownership import claim
-
-        with self._db.write() as conn:
-            claim(conn, self.table, scan_id, what=f"scan {self._get(conn, scan_id).name!r}")
-
-    def _set(self, scan_id: str, **changes: Any) -> Scan:
-        """Audited update of the scan (status, timing...) with fresh tallies."""
-        with self._db.write() as conn:
-            return self._update(
-                scan_id, {**changes, **self._tallies(conn, scan_id, changes)}, conn=conn
+        if scan.agent_id is None:
+            raise GiskardValidationError(
+                f"scan {scan.name!r} has no agent: pass agent=<the function>"
             )
+        return self._hub.agents.retrieve(scan.agent_id)  # NotFoundError when it is gone
+
+    def _write_audit(self, conn: sa.Connection, **entry: Any) -> None:
+        write_entry(conn, self._hub, **entry)
 
     def _delete_children(self, conn: sa.Connection, record: Scan) -> None:
         conn.execute(
@@ -293,50 +293,12 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         conn.execute(sa.delete(self.probes.table).where(self.probes.table.c.scan_id == record.id))
 
 
-def _categories(categories: Any) -> list[str]:
-    order = [c.id for c in default_catalogue().categories()]
-    wanted = set(categories) - {""}
-    return [c for c in order if c in wanted] + sorted(wanted - set(order))
-
-
-def _coverage(probes: list[Any], rows: list[Any], scan: Scan, changes: dict[str, Any]) -> Any:
-    """The coverage of a stored scan from its probes and attempt rows (successful, severity, review,
-    error, scan_probe_id[, data for scans stored before coverage was recorded])."""
-    by_id = {p.id: p for p in probes}
-    judged: set[str] = set()
-    if any(p.unjudged is None for p in probes):  # older scan: which probes did a model judge?
-        for r in rows:
-            usage = json.loads(r[5]).get("usage") or {}
-            if usage.get("llm_calls"):
-                judged.add(r[4])
-    unjudged = {}
-    for p in probes:
-        flag = p.unjudged
-        if flag is None:
-            flag = bool(legacy_unjudged(p.probe_id, skipped=p.skipped, judged=p.id in judged))
-        if flag:
-            unjudged[p.probe_id] = p.category
-    status = changes.get("status", scan.status)
-    planned = changes.get("planned_attacks", scan.planned_attacks)
-    missing = planned - len(rows) if status in ("stopped", "interrupted", "error") else 0
-    return compute_coverage(
-        categories=_categories(p.category for p in probes),
-        unjudged=unjudged,
-        attempts=(
-            (
-                by_id[r[4]].probe_id if r[4] in by_id else r[4],
-                _category_of(by_id, r[4]),
-                r[3] is not None,
-            )
-            for r in rows
-        ),
-        missing_attacks=missing,
-    )
-
-
-def _category_of(by_id: dict[str, Any], scan_probe_id: str) -> str:
-    probe = by_id.get(scan_probe_id)
-    return probe.category if probe is not None else ""
+def _check_callback(on_attempt: Any) -> None:
+    if on_attempt is not None and not callable(on_attempt):
+        raise GiskardValidationError(
+            f"on_attempt= must be a function (or coroutine function) taking the stored ScanAttempt, "
+            f"got {type(on_attempt).__name__}"
+        )
 
 
 def _available(p: Any) -> AvailableProbe:
