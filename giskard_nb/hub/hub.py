@@ -70,7 +70,7 @@ class Hub:
         self.scheduled_evaluations = ScheduledEvaluationsResource(store)
         self.tasks = TasksResource(store)
         self.playground_chats = PlaygroundChatsResource(store)
-        self.scans = ScansResource(self)  # the Hub, until the scan rework's merge
+        self.scans = ScansResource(store)
         self.audit = AuditLog(store)
 
     @property

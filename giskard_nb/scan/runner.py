@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from giskard_nb.core.missing import MISSING
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import AgentError, GiskardValidationError
 from giskard_nb.scan.agent import AgentReply, call_agent
@@ -85,11 +85,7 @@ async def run_scan(
     return await run.run(set(completed), progress)
 
 
-def run_scan_sync(
-    agent: Callable[..., Any], options: ScanOptions | None = None, /, **kwargs: Any
-) -> ScanReport:
-    """``run_scan`` from synchronous code (also inside a notebook's running loop)."""
-    return run_sync(run_scan(agent, options, **kwargs))
+run_scan_sync = sync_twin(run_scan)
 
 
 class _ScanRun:

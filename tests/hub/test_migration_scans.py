@@ -102,7 +102,7 @@ def test_report_grade_and_frames_of_the_release_scan(old_hub: Hub) -> None:
 
 def test_counting_the_release_rows_gives_the_stored_tallies(old_hub: Hub) -> None:
     (scan,) = old_hub.scans.list()
-    counted = old_hub.scans._store.tallies(scan.id)
+    counted = old_hub.scans._runs.tallies(scan.id)
     fields = counted.scan_fields(status=scan.status, planned=scan.planned_attacks)
     assert fields == {k: getattr(scan, k) for k in fields}
     assert counted.usage == scan.usage

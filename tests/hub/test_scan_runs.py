@@ -52,7 +52,7 @@ def _stored_fields(scan):
 
 
 def _recount(hub, scan):
-    counted = hub.scans._store.tallies(scan.id)
+    counted = hub.scans._runs.tallies(scan.id)
     return counted, counted.scan_fields(status=scan.status, planned=scan.planned_attacks)
 
 
@@ -169,7 +169,7 @@ def test_secret_named_fields_of_an_attempt_stay_out_of_the_database(hub, project
 
 
 def test_a_failing_write_stops_the_scan_and_keeps_what_was_stored(hub, project, monkeypatch):
-    store = hub.scans._store
+    store = hub.scans._runs
     real = store.store_attempts
     writes = itertools.count()
 
@@ -195,7 +195,7 @@ def test_a_review_during_a_run_is_counted(hub, project):
     first = hub.scans.create(
         project.id, agent=flaky_obedient_agent(), probe_ids=["injection.direct_override"], **FAST
     )
-    store = hub.scans._store
+    store = hub.scans._runs
     tallies = store.tallies(first.id)
     finding = first.attempts(successful=True)[0]
     hub.scans.attempts.update(finding.id, review_status="ignored")  # someone reviews meanwhile

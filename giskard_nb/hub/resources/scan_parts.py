@@ -29,6 +29,7 @@ from giskard_nb.secrets import is_secret_name
 
 if TYPE_CHECKING:
     from giskard_nb.hub.scan_store import ScanStore
+    from giskard_nb.hub.store import Store
 
 __all__ = ["ScanAttemptsResource", "ScanProbesResource"]
 
@@ -39,10 +40,10 @@ _VERDICT = ("successful", "severity", "review_status", "error")
 class _ScanPart:
     """A part of ``hub.scans``: it writes through the scan store, which reads and writes its rows."""
 
-    def __init__(self, hub: Any, store: ScanStore):
-        super().__init__(hub)  # type: ignore[call-arg]
-        self._store = store
-        store.register(self)
+    def __init__(self, store: Store, runs: ScanStore):
+        super().__init__(store)
+        self._runs = runs
+        runs.register(self)
 
 
 class ScanProbesResource(_ScanPart, Resource[ScanProbe]):
@@ -55,9 +56,9 @@ class ScanProbesResource(_ScanPart, Resource[ScanProbe]):
 
     def list(self, scan_id: str) -> list[ScanProbe]:
         """The probes of a scan in plan order: attempts, successes, errors and highest severity each."""
-        self._hub.scans.retrieve(scan_id)
+        self._store.resources.scans.retrieve(scan_id)
         with self._db.read() as conn:
-            probes = self._store.probes(scan_id, conn)
+            probes = self._runs.probes(scan_id, conn)
             tallies = ScanTallies.from_rows(conn, scan_id, probes, usage=False)
         return [self._with(p, tallies) for p in probes]
 
@@ -69,10 +70,10 @@ class ScanProbesResource(_ScanPart, Resource[ScanProbe]):
 
     def list_attempts(self, probe_id: str) -> list[ScanAttempt]:
         """The attempts of one scan probe (a ``ScanProbe`` id)."""
-        return self._hub.scans.attempts.list(probe_id)
+        return self._store.resources.scans.attempts.list(probe_id)
 
     def _with(self, probe: ScanProbe, tallies: ScanTallies) -> ScanProbe:
-        return probe.model_copy(update=tallies.probe_fields(probe.id))._bind(self._hub)
+        return self._store.bind(probe.model_copy(update=tallies.probe_fields(probe.id)))
 
 
 class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
@@ -100,7 +101,7 @@ class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
         t = self.table
         where = []
         if probe_id is not None:
-            self._hub.scans.probes.retrieve(probe_id)
+            self._store.resources.scans.probes.retrieve(probe_id)
             where.append(t.c.scan_probe_id == probe_id)
         if scan_id is not None:
             where.append(t.c.scan_id == scan_id)
@@ -136,8 +137,8 @@ class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
             t = self.table
             conn.execute(sa.update(t).where(t.c.id == attempt_id).values(**self._row(updated)))
             self._audit(conn, "update", updated, diff)
-            self._store.refresh_tallies(conn, updated.scan_id)
-        return updated._bind(self._hub)
+            self._runs.refresh_tallies(conn, updated.scan_id)
+        return self._store.bind(updated)
 
     # -- rows ----------------------------------------------------------------------------------------
 
@@ -167,7 +168,7 @@ class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
         record = {k: row[k] for k in ("id", "schema_version", "created_at", "updated_at")}
         record.update({k: row[k] for k in ("scan_id", "scan_probe_id", "project_id")})
         record["attempt"] = build(Attempt, fields, "stored scan attempt")
-        return build(ScanAttempt, record, "stored scan attempt")._bind(self._hub)
+        return self._store.bind(build(ScanAttempt, record, "stored scan attempt"))
 
 
 def _review(attempt: Attempt) -> dict[str, Any]:

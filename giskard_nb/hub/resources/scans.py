@@ -20,10 +20,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema_scans
-from giskard_nb.hub.audit import write_entry
 from giskard_nb.hub.models.base import require_same_project
 from giskard_nb.hub.models.dataset import Dataset
 from giskard_nb.hub.models.scan import AvailableProbe, Scan
@@ -33,6 +32,7 @@ from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbes
 from giskard_nb.hub.scan_store import ScanStore
 from giskard_nb.hub.scan_tallies import scan_categories
 from giskard_nb.hub.scan_writer import OnAttempt
+from giskard_nb.hub.store import Store
 from giskard_nb.scan.catalogue import Category, default_catalogue
 from giskard_nb.scan.regression import Vulnerability  # noqa: F401 - registers the check kind
 
@@ -48,11 +48,11 @@ class ScansResource(OwnedRuns, Resource[Scan]):
     columns = ("project_id", "status")
     audit_fields = ("name", "agent_name", "status", "grade", "knowledge_base_id", "stop_reason")
 
-    def __init__(self, hub: Any):
-        super().__init__(hub)
-        self._store = ScanStore(self._db, audit=self._write_audit, scans=self)
-        self.probes = ScanProbesResource(hub, self._store)
-        self.attempts = ScanAttemptsResource(hub, self._store)
+    def __init__(self, store: Store):
+        super().__init__(store)
+        self._runs = ScanStore(self._db, audit=self._store.audit, scans=self)
+        self.probes = ScanProbesResource(store, self._runs)
+        self.attempts = ScanAttemptsResource(store, self._runs)
 
     # -- running -------------------------------------------------------------------------------------
 
@@ -86,14 +86,14 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         """
         from giskard_nb.hub.scan_run import ScanStart, start_scan
 
-        self._hub.projects.retrieve(project_id)
+        self._store.resources.projects.retrieve(project_id)
         if (agent_id is None) == (agent is None):
             raise GiskardValidationError(
                 "give agent_id= (a registered agent) or agent= (a Python function), exactly one"
             )
         record = None
         if agent_id is not None:
-            record = self._hub.agents.retrieve(agent_id)
+            record = self._store.resources.agents.retrieve(agent_id)
             require_same_project(project_id, ("agent", record))
         elif not callable(agent):
             raise GiskardValidationError(
@@ -114,13 +114,11 @@ class ScansResource(OwnedRuns, Resource[Scan]):
             "budget": budget,
         }
         return await start_scan(
-            self._store, start, given=given, name=name, progress=progress,
+            self._runs, start, given=given, name=name, progress=progress,
             on_attempt=on_attempt, options=options,
         )  # fmt: skip
 
-    def create(self, project_id: str, **kwargs: Any) -> Scan:
-        """``acreate`` from synchronous code (also inside a notebook's running loop)."""
-        return run_sync(self.acreate(project_id, **kwargs))
+    create = sync_twin(acreate)
 
     async def aresume(
         self,
@@ -143,13 +141,11 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         if scan.knowledge_base_id is not None:
             documents = self.documents(scan.knowledge_base_id)
         return await resume_scan(
-            self._store, scan, agent=agent, record=record, documents=documents,
+            self._runs, scan, agent=agent, record=record, documents=documents,
             progress=progress, on_attempt=on_attempt, extra=secrets,
         )  # fmt: skip
 
-    def resume(self, scan_id: str, **kwargs: Any) -> Scan:
-        """``aresume`` from synchronous code (also inside a notebook's running loop)."""
-        return run_sync(self.aresume(scan_id, **kwargs))
+    resume = sync_twin(aresume)
 
     def estimate(self, *, knowledge_base_id: str | None = None, **options: Any) -> Any:
         """Preflight: the ``Estimate`` (agent calls, judge and generator calls, tokens, cost) of a scan."""
@@ -186,7 +182,7 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         from giskard_nb.scan.result import ScanReport
 
         scan = self.retrieve(scan_id)
-        probes = self._store.probes(scan_id)
+        probes = self._runs.probes(scan_id)
         recorded = all(p.unjudged is not None for p in probes)  # else: inferred (older scans)
         return ScanReport(
             id=scan.id,
@@ -224,12 +220,14 @@ class ScansResource(OwnedRuns, Resource[Scan]):
         self, knowledge_base_id: str, *, project_id: str | None = None, limit: int = 500
     ) -> list[str]:
         """The texts of a knowledge base's documents (what KB-anchored probes attack)."""
-        kb = self._hub.knowledge_bases.retrieve(knowledge_base_id)
+        kb = self._store.resources.knowledge_bases.retrieve(knowledge_base_id)
         if project_id is not None:
             require_same_project(project_id, ("knowledge base", kb))
         return [
             d.content
-            for d in self._hub.knowledge_bases.list_documents(knowledge_base_id, limit=limit)
+            for d in self._store.resources.knowledge_bases.list_documents(
+                knowledge_base_id, limit=limit
+            )
         ]
 
     # -- from findings to tests ----------------------------------------------------------------------
@@ -257,7 +255,11 @@ class ScansResource(OwnedRuns, Resource[Scan]):
                     f"attempts {stray} do not belong to scan {scan.name!r}"
                 )
         return dataset_from_attempts(
-            self._hub.datasets, self._hub.test_cases, scan, chosen, name=name
+            self._store.resources.datasets,
+            self._store.resources.test_cases,
+            scan,
+            chosen,
+            name=name,
         )
 
     # -- bookkeeping ---------------------------------------------------------------------------------
@@ -281,10 +283,7 @@ class ScansResource(OwnedRuns, Resource[Scan]):
             raise GiskardValidationError(
                 f"scan {scan.name!r} has no agent: pass agent=<the function>"
             )
-        return self._hub.agents.retrieve(scan.agent_id)  # NotFoundError when it is gone
-
-    def _write_audit(self, conn: sa.Connection, **entry: Any) -> None:
-        write_entry(conn, self._hub, **entry)
+        return self._store.resources.agents.retrieve(scan.agent_id)  # NotFoundError when it is gone
 
     def _delete_children(self, conn: sa.Connection, record: Scan) -> None:
         conn.execute(
