@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from giskard_nb.config import home_dir
 from giskard_nb.errors import ConfigError, HubError
 from giskard_nb.hub import schema
-from giskard_nb.hub.migrate import TABLE_LAYOUT, add_missing_columns
+from giskard_nb.hub.migrate import TABLE_LAYOUT, add_missing_columns, upgrade_records
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.secrets import mask_url
 
@@ -94,6 +94,13 @@ class Database:
                     f"the Hub database {mask_url(self.url)} was written by a newer giskard-nb (schema "
                     f"version {row[0]}; this version reads up to {SCHEMA_VERSION}): upgrade "
                     "giskard-nb (pip install -U giskard-nb)"
+                )
+            elif int(row[0]) < SCHEMA_VERSION:  # records of an older shape: rewritten once
+                upgrade_records(conn, SCHEMA_VERSION)
+                conn.execute(
+                    sa.update(schema.meta)
+                    .where(schema.meta.c.key == "schema_version")
+                    .values(value=str(SCHEMA_VERSION))
                 )
 
     @contextmanager

@@ -21,8 +21,9 @@ __all__ = [
     "utcnow",
 ]
 
-#: The version of the stored format. Every record carries the version it was written with.
-SCHEMA_VERSION = 1
+#: The version of the stored format. Every record carries the version it was written with (2: an
+#: evaluation result wraps its ScenarioResult instead of copying status, checks, usage... from it).
+SCHEMA_VERSION = 2
 
 
 def new_id() -> str:

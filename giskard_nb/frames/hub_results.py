@@ -1,0 +1,123 @@
+"""DataFrames of Hub evaluation results, built from plain column data (pandas is imported inside).
+
+``results_frame(records)`` — one row per result:
+  evaluation_id, result_id, test_case_id, status (Categorical pass/fail/error/skip), failure_category,
+  failure_category_title, failure_category_source, question (the last user message), agent_output,
+  agent_metadata (JSON), error, n_checks, n_failed_checks, duration_ms (float), prompt_tokens,
+  completion_tokens, total_tokens, llm_calls, cost_usd (float), tags (JSON), messages (JSON),
+  created_at (UTC).
+``checks_frame(records)`` — one row per check result:
+  evaluation_id, result_id, test_case_id, result_status, check_name, check_kind, status, message,
+  score and threshold (float, NaN when the check reports none), metrics (JSON), created_at (UTC).
+
+The records are plain dicts (the Hub reads them from its index columns, ``giskard_nb.hub.result_rows``):
+this module knows nothing of the Hub's storage. Columns are filled one list each, so that the frame's
+strings are the records' own (no copies), and the garbage collector is paused while 10^5 rows are
+gathered (``giskard_nb.core.collector.paused``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from giskard_nb.core.collector import paused
+from giskard_nb.frames._common import STATUSES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["CHECK_COLUMNS", "RESULT_COLUMNS", "checks_frame", "results_frame"]
+
+RESULT_COLUMNS = (
+    "evaluation_id",
+    "result_id",
+    "test_case_id",
+    "status",
+    "failure_category",
+    "failure_category_title",
+    "failure_category_source",
+    "question",
+    "agent_output",
+    "agent_metadata",
+    "error",
+    "n_checks",
+    "n_failed_checks",
+    "duration_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "llm_calls",
+    "cost_usd",
+    "tags",
+    "messages",
+    "created_at",
+)
+CHECK_COLUMNS = (
+    "evaluation_id",
+    "result_id",
+    "test_case_id",
+    "result_status",
+    "check_name",
+    "check_kind",
+    "status",
+    "message",
+    "score",
+    "threshold",
+    "metrics",
+    "created_at",
+)
+_INTEGERS = ("n_checks", "n_failed_checks", "prompt_tokens", "completion_tokens", "total_tokens")
+_FLOATS = ("duration_ms", "cost_usd", "score", "threshold")
+
+
+def results_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per result; ``records`` have the keys ``RESULT_COLUMNS`` (see the module docstring)."""
+    return _frame(
+        records, RESULT_COLUMNS, status_columns=("status",), integers=(*_INTEGERS, "llm_calls")
+    )
+
+
+def checks_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per check result; ``records`` have the keys ``CHECK_COLUMNS``."""
+    return _frame(records, CHECK_COLUMNS, status_columns=("status", "result_status"), integers=())
+
+
+def _frame(
+    records: Iterable[Mapping[str, Any]],
+    names: tuple[str, ...],
+    *,
+    status_columns: tuple[str, ...],
+    integers: tuple[str, ...],
+) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
+    with paused():
+        columns: dict[str, list[Any]] = {name: [] for name in names}
+        appenders = [(name, columns[name].append) for name in names]
+        for record in records:
+            for name, append in appenders:
+                append(record[name])
+        data: dict[str, Any] = {}
+        for name in names:
+            values = columns.pop(name)
+            if name in status_columns:
+                data[name] = _statuses(values)
+            elif name in integers:
+                data[name] = np.array(values, dtype="int64")
+            elif name in _FLOATS:
+                data[name] = np.array([np.nan if v is None else v for v in values], dtype=float)
+            elif name == "created_at":
+                data[name] = pd.to_datetime(pd.Series(values, dtype=object), utc=True).array
+            else:  # text: pandas infers its dtype from the list (as for any frame of records)
+                data[name] = values
+            del values
+        return pd.DataFrame(data, columns=list(names))
+
+
+def _statuses(values: list[Any]) -> pd.Categorical:
+    import pandas as pd
+
+    codes = {s: i for i, s in enumerate(STATUSES)}
+    return pd.Categorical.from_codes([codes[v] for v in values], categories=list(STATUSES))
