@@ -10,15 +10,15 @@
   evaluation_id, result_id, test_case_id, result_status, check_name, check_kind, status, message,
   score and threshold (float, NaN when the check reports none), metrics (JSON), created_at (UTC).
 
-The records are plain dicts (the Hub reads them from its index columns, ``giskard_nb.hub.result_rows``):
-this module knows nothing of the Hub's storage. Columns are filled one list each, so that the frame's
-strings are the records' own (no copies), and the garbage collector is paused while 10^5 rows are
-gathered (``giskard_nb.core.collector.paused``).
+The rows are plain sequences of values in column order (the Hub reads them straight from its index
+columns, ``giskard_nb.hub.result_rows``): this module knows nothing of the Hub's storage. Rows are
+turned into columns at C speed (``zip``), the frame's strings are the rows' own (no copies), and the
+garbage collector is paused meanwhile (``giskard_nb.core.collector.paused``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.core.collector import paused
@@ -67,24 +67,29 @@ CHECK_COLUMNS = (
     "metrics",
     "created_at",
 )
-_INTEGERS = ("n_checks", "n_failed_checks", "prompt_tokens", "completion_tokens", "total_tokens")
+_INTEGERS = (
+    "n_checks",
+    "n_failed_checks",
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "llm_calls",
+)
 _FLOATS = ("duration_ms", "cost_usd", "score", "threshold")
 
 
-def results_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """One row per result; ``records`` have the keys ``RESULT_COLUMNS`` (see the module docstring)."""
-    return _frame(
-        records, RESULT_COLUMNS, status_columns=("status",), integers=(*_INTEGERS, "llm_calls")
-    )
+def results_frame(rows: Iterable[Sequence[Any]]) -> pd.DataFrame:
+    """One row per result; each of ``rows`` holds the values of ``RESULT_COLUMNS``, in that order."""
+    return _frame(rows, RESULT_COLUMNS, status_columns=("status",), integers=_INTEGERS)
 
 
-def checks_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """One row per check result; ``records`` have the keys ``CHECK_COLUMNS``."""
-    return _frame(records, CHECK_COLUMNS, status_columns=("status", "result_status"), integers=())
+def checks_frame(rows: Iterable[Sequence[Any]]) -> pd.DataFrame:
+    """One row per check result; each of ``rows`` holds the values of ``CHECK_COLUMNS``."""
+    return _frame(rows, CHECK_COLUMNS, status_columns=("status", "result_status"), integers=())
 
 
 def _frame(
-    records: Iterable[Mapping[str, Any]],
+    rows: Iterable[Sequence[Any]],
     names: tuple[str, ...],
     *,
     status_columns: tuple[str, ...],
@@ -94,29 +99,29 @@ def _frame(
     import pandas as pd
 
     with paused():
-        columns: dict[str, list[Any]] = {name: [] for name in names}
-        appenders = [(name, columns[name].append) for name in names]
-        for record in records:
-            for name, append in appenders:
-                append(record[name])
+        gathered = list(rows)
+        columns = list(zip(*gathered, strict=True)) if gathered else [() for _ in names]
+        del gathered
         data: dict[str, Any] = {}
         for name in names:
-            values = columns.pop(name)
+            values = columns.pop(0)
             if name in status_columns:
                 data[name] = _statuses(values)
             elif name in integers:
                 data[name] = np.array(values, dtype="int64")
             elif name in _FLOATS:
                 data[name] = np.array([np.nan if v is None else v for v in values], dtype=float)
-            elif name == "created_at":
-                data[name] = pd.to_datetime(pd.Series(values, dtype=object), utc=True).array
-            else:  # text: pandas infers its dtype from the list (as for any frame of records)
-                data[name] = values
+            elif name == "created_at":  # datetimes, or ISO text (naive: UTC)
+                data[name] = pd.to_datetime(
+                    pd.Series(values, dtype=object), utc=True, format="ISO8601"
+                ).array
+            else:  # text: pandas infers its dtype from the values (as for any frame of records)
+                data[name] = list(values)
             del values
         return pd.DataFrame(data, columns=list(names))
 
 
-def _statuses(values: list[Any]) -> pd.Categorical:
+def _statuses(values: Sequence[Any]) -> pd.Categorical:
     import pandas as pd
 
     codes = {s: i for i, s in enumerate(STATUSES)}

@@ -25,7 +25,12 @@ import sqlalchemy as sa
 from giskard_nb.config import home_dir
 from giskard_nb.errors import ConfigError, HubError
 from giskard_nb.hub import schema
-from giskard_nb.hub.migrate import TABLE_LAYOUT, add_missing_columns, upgrade_records
+from giskard_nb.hub.migrate import (
+    TABLE_LAYOUT,
+    add_missing_columns,
+    add_missing_indexes,
+    upgrade_records,
+)
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.secrets import mask_url
 
@@ -196,13 +201,14 @@ def _sqlite_engine(url: str) -> sa.Engine:
 
 
 def _upgrade_layout(conn: sa.Connection) -> None:
-    """Bring an older file's tables up to ``TABLE_LAYOUT`` (new nullable columns, empty) and record
-    it in ``hub_meta`` (never lowered: a newer layout is left as it is)."""
+    """Bring an older file's tables up to ``TABLE_LAYOUT`` (new nullable columns, empty; new indexes)
+    and record it in ``hub_meta`` (never lowered: a newer layout is left as it is)."""
     key = schema.meta.c.key == "table_layout"
     stored = conn.execute(sa.select(schema.meta.c.value).where(key)).scalar()
     if stored is not None and int(stored) >= TABLE_LAYOUT:
         return
     add_missing_columns(conn, schema.metadata)
+    add_missing_indexes(conn, schema.metadata)
     if stored is None:
         conn.execute(schema.meta.insert().values(key="table_layout", value=str(TABLE_LAYOUT)))
     else:

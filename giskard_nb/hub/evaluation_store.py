@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from giskard_nb.core.collector import paused
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
 from giskard_nb.hub import schema
@@ -161,9 +162,10 @@ class EvaluationStore:
         if not results:
             return [], 0
         try:
-            rows = [result_row(r) for r in results]
-            with self.db.write() as conn:
-                return self._write(conn, list(results), rows, replace)
+            with paused():  # a bounded burst of small objects: see giskard_nb.core.collector
+                rows = [result_row(r) for r in results]
+                with self.db.write() as conn:
+                    return self._write(conn, list(results), rows, replace)
         except Exception:
             stored: list[EvaluationResult] = []
             replaced = 0

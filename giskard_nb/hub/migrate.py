@@ -19,10 +19,16 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-__all__ = ["RECORD_UPGRADES", "TABLE_LAYOUT", "add_missing_columns", "upgrade_records"]
+__all__ = [
+    "RECORD_UPGRADES",
+    "TABLE_LAYOUT",
+    "add_missing_columns",
+    "add_missing_indexes",
+    "upgrade_records",
+]
 
 #: The version of the tables' layout (2: owner host, pid and heartbeat of evaluations and scans;
-#: 3: the index columns of evaluation results).
+#: 3: the index columns of evaluation results and their listing index).
 TABLE_LAYOUT = 3
 
 _BATCH = 1000
@@ -47,6 +53,23 @@ def add_missing_columns(conn: sa.Connection, metadata: sa.MetaData) -> list[str]
             kind = column.type.compile(dialect=conn.dialect)
             conn.exec_driver_sql(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}')
             added.append(f"{table.name}.{column.name}")
+    return added
+
+
+def add_missing_indexes(conn: sa.Connection, metadata: sa.MetaData) -> list[str]:
+    """Create every index ``metadata`` declares and the database's existing tables lack; returns
+    their names."""
+    inspector = sa.inspect(conn)
+    existing_tables = set(inspector.get_table_names())
+    added = []
+    for table in metadata.sorted_tables:
+        if table.name not in existing_tables:
+            continue
+        present = {i["name"] for i in inspector.get_indexes(table.name)}
+        for index in table.indexes:
+            if index.name not in present:
+                index.create(conn)
+                added.append(str(index.name))
     return added
 
 

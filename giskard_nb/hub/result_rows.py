@@ -7,7 +7,7 @@ DataFrame and the summaries read, extracted here when the result is written. Tex
 surrogate (which JSON readers refuse) is stored with U+FFFD in its place.
 
 Reading back, ``raw_view`` gives the plain-dict shape of a result (``hub.evaluations.results.iter_raw``)
-and ``frame_record`` one row of the results DataFrame, both without building pydantic models.
+without building a pydantic model; the results DataFrame reads ``FRAME_COLUMNS`` as they are.
 """
 
 from __future__ import annotations
@@ -15,24 +15,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic_core import PydanticSerializationError, from_json, to_json
+from pydantic_core import PydanticSerializationError, from_json, to_json, to_jsonable_python
 
 from giskard_nb.core.sanitize import valid_unicode_data
+from giskard_nb.core.usage import USAGE_METRICS
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.models.evaluation_result import EvaluationResult, check_view
 
 __all__ = [
-    "FRAME_FIELDS",
+    "FRAME_COLUMNS",
+    "check_rows",
     "check_views",
     "encode_json",
-    "frame_record",
+    "frame_row",
     "index_values",
     "raw_view",
+    "read_model",
     "result_row",
 ]
 
-#: The fields of one row of the results DataFrame taken from the index columns, in frame order.
-FRAME_FIELDS = (
+#: The stored columns of one row of the results DataFrame, in the frame's order (``id`` is its
+#: ``result_id``): read as they are, no JSON parsed (``giskard_nb.frames.hub_results``).
+FRAME_COLUMNS = (
+    "evaluation_id",
+    "id",
+    "test_case_id",
+    "status",
+    "failure_category",
+    "failure_category_title",
+    "failure_category_source",
     "question",
     "agent_output",
     "agent_metadata",
@@ -47,6 +58,7 @@ FRAME_FIELDS = (
     "cost_usd",
     "tags",
     "messages",
+    "created_at",
 )
 _FAILED = frozenset({"fail", "error"})
 _TRACE_LAST = {"final_trace": {"last"}}  # repeats the last interaction: left out of storage
@@ -57,7 +69,8 @@ def encode_json(value: Any) -> str:
     try:
         return to_json(value, fallback=str).decode()
     except PydanticSerializationError:  # a lone surrogate: JSON readers refuse it
-        return to_json(valid_unicode_data(value), fallback=str).decode()
+        plain = to_jsonable_python(value, fallback=str)
+        return to_json(valid_unicode_data(plain), fallback=str).decode()
 
 
 def _scenario_json(result: EvaluationResult) -> str:
@@ -72,37 +85,46 @@ def _scenario_json(result: EvaluationResult) -> str:
 def index_values(result: EvaluationResult) -> dict[str, Any]:
     """The index columns of ``result`` (see the module docstring), as stored."""
     scenario = result.scenario_result
-    last = scenario.final_trace.last
-    checks = scenario.check_results
-    usage = result.usage
+    interactions = scenario.final_trace.interactions
+    last = interactions[-1] if interactions else None
+    checks = [r for step in scenario.steps for r in step.results]
+    usage = _usage(checks, result.failure_category_usage)
     question = next((m.content for m in reversed(result.messages) if m.role == "user"), None)
     reply = None if last is None else last.outputs
+    category = result.failure_category
     return {
+        "failure_category_title": None if category is None else category.title,
+        "failure_category_source": result.failure_category_source,
         "question": question,
         "agent_output": reply if reply is None or isinstance(reply, str) else str(reply),
         "agent_metadata": encode_json(last.metadata if last is not None else {}),
         "error": scenario.error,
         "n_checks": len(checks),
-        "n_failed_checks": sum(1 for c in checks if c.status.value in _FAILED),
+        "n_failed_checks": sum(1 for c in checks if c.status in _FAILED),
         "duration_ms": float(scenario.duration_ms),
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "total_tokens": usage.total_tokens,
-        "llm_calls": usage.llm_calls,
-        "cost_usd": float(usage.cost_usd),
-        "tags": encode_json(list(scenario.tags)),
-        "messages": encode_json([{"role": m.role, "content": m.content} for m in result.messages]),
+        **usage,
+        "tags": encode_json(scenario.tags),
+        "messages": encode_json(result.messages),  # [{"role", "content"}, ...]
     }
 
 
+def _usage(checks: list[Any], classifier: Any) -> dict[str, Any]:
+    """``EvaluationResult.usage`` as the index columns (summed here: no model built per result)."""
+    totals = {k: getattr(classifier, k) for k in USAGE_METRICS}
+    for check in checks:
+        for metric in check.metrics:
+            if metric.name in totals:
+                totals[metric.name] += metric.value
+    return {k: float(v) if k == "cost_usd" else int(v) for k, v in totals.items()}
+
+
 def _data(result: EvaluationResult) -> str:
-    category = result.failure_category
     return encode_json(
         {
-            "failure_category": None if category is None else category.model_dump(),
+            "failure_category": result.failure_category,
             "failure_category_source": result.failure_category_source,
             "failure_category_reason": result.failure_category_reason,
-            "failure_category_usage": result.failure_category_usage.model_dump(),
+            "failure_category_usage": result.failure_category_usage,
             "reply_role": result.reply_role,
         }
     )
@@ -126,39 +148,40 @@ def result_row(result: EvaluationResult) -> dict[str, Any]:
     }
 
 
-def frame_record(row: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
-    """One row of the results DataFrame from a stored row with its index columns and its parsed
-    ``data`` (see ``giskard_nb.frames.hub_results``)."""
-    category = data.get("failure_category") or {}
-    return {
-        "evaluation_id": row["evaluation_id"],
-        "result_id": row["id"],
-        "test_case_id": row["test_case_id"],
-        "status": row["status"],
-        "failure_category": category.get("identifier"),
-        "failure_category_title": category.get("title"),
-        "failure_category_source": data.get("failure_category_source"),
-        **{k: row[k] for k in FRAME_FIELDS},
-        "created_at": row["created_at"],
-    }
-
-
-def model_frame_record(result: EvaluationResult) -> dict[str, Any]:
-    """``frame_record`` of a result in memory (the same values as read back from its row)."""
+def frame_row(result: EvaluationResult) -> tuple[Any, ...]:
+    """The ``FRAME_COLUMNS`` of a result in memory: what its stored row holds."""
     category = result.failure_category
-    data = {
-        "failure_category": None if category is None else category.model_dump(),
-        "failure_category_source": result.failure_category_source,
-    }
     row = {
         "evaluation_id": result.evaluation_id,
         "id": result.id,
         "test_case_id": result.test_case_id,
         "status": result.status,
+        "failure_category": category.identifier if category else None,
         "created_at": result.created_at,
         **index_values(result),
     }
-    return frame_record(row, data)
+    return tuple(row[c] for c in FRAME_COLUMNS)
+
+
+def check_rows(
+    ids: tuple[str, str, str, str], checks: list[dict[str, Any]], created_at: Any
+) -> list[tuple[Any, ...]]:
+    """The rows of the checks' DataFrame of one result: ``ids`` are its evaluation id, id, test case
+    id and status; ``checks`` its ``check_views``."""
+    return [
+        (
+            *ids,
+            c["name"],
+            c.get("kind"),
+            c["status"],
+            c.get("message"),
+            c.get("score"),
+            c.get("threshold"),
+            encode_json(c.get("metrics") or {}),
+            created_at,
+        )
+        for c in checks
+    ]
 
 
 def check_views(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:

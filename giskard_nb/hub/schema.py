@@ -83,9 +83,19 @@ def run_owner_columns() -> list[sa.Column]:
 def result_index_columns() -> list[sa.Column]:
     """What the results' DataFrame and summaries read without parsing the ScenarioResult, extracted
     when a result is written (``giskard_nb.hub.result_rows``): the conversation (JSON), the question,
-    the reply and its metadata (JSON), the error, the tags (JSON), check counts, duration and usage.
-    Nullable (table layout 3), so that older databases gain them empty (``hub.migrate``)."""
-    text = ("messages", "question", "agent_output", "agent_metadata", "error", "tags")
+    the reply and its metadata (JSON), the error, the tags (JSON), the failure category's title and
+    source, check counts, duration and usage. Nullable (table layout 3), so that older databases gain
+    them empty (``hub.migrate``)."""
+    text = (
+        "messages",
+        "question",
+        "agent_output",
+        "agent_metadata",
+        "error",
+        "tags",
+        "failure_category_title",
+        "failure_category_source",
+    )
     integers = ("n_checks", "n_failed_checks", "prompt_tokens", "completion_tokens")
     return [
         *(sa.Column(name, sa.Text, nullable=True) for name in text),
@@ -156,6 +166,9 @@ results = record_table(
     sa.Column("scenario_result", sa.Text, nullable=False),
     *result_index_columns(),
     sa.UniqueConstraint("evaluation_id", "test_case_id", name="uq_hub_results_test_case"),
+    sa.Index(
+        "ix_hub_results_order", "evaluation_id", "created_at", "id"
+    ),  # listing order (layout 3)
 )
 
 audit_log = sa.Table(

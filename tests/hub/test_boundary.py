@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from giskard_nb.errors import AgentError
-from giskard_nb.hub import Hub
+from giskard_nb.hub import Hub, evaluation_store
 from giskard_nb.hub.agents import coerce_local_output, parse_payload
-from giskard_nb.hub import evaluation_store
 from giskard_nb.scan.agent import normalize_reply
 from tests.hub.conftest import rule_case
 

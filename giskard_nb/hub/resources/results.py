@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import sqlalchemy as sa
 from pydantic_core import from_json
 
+from giskard_nb.core.collector import paused
 from giskard_nb.errors import GiskardValidationError, HubError
 from giskard_nb.hub import schema
 from giskard_nb.hub.models.base import SCHEMA_VERSION
@@ -21,9 +22,10 @@ from giskard_nb.hub.models.evaluation import EvaluationResult
 from giskard_nb.hub.models.project import FailureCategory
 from giskard_nb.hub.resources.base import Resource
 from giskard_nb.hub.result_rows import (
+    FRAME_COLUMNS,
+    check_rows,
     check_views,
-    frame_record,
-    model_frame_record,
+    frame_row,
     raw_view,
     read_model,
     result_row,
@@ -39,7 +41,13 @@ __all__ = ["ResultList", "ResultsResource"]
 Level = Literal["results", "checks"]
 
 _T = schema.results
-_FRAME_COLUMNS = [c for c in _T.columns if c.name not in ("scenario_result", "updated_at")]
+# created_at as the driver gives it (text on SQLite): the frame parses 10^5 timestamps at once
+_FRAME_SELECT = [
+    _T.c[name] if name != "created_at" else sa.type_coerce(_T.c.created_at, sa.String)
+    for name in FRAME_COLUMNS
+]
+_CHECKS_SELECT = [_T.c[name] for name in ("evaluation_id", "id", "test_case_id", "status")]
+_N_CHECKS = FRAME_COLUMNS.index("n_checks")
 _READ_BATCH = 5000  # rows fetched at a time when reading a whole evaluation
 
 
@@ -52,10 +60,15 @@ class ResultList(list):
 
         if _level(level) == "checks":
             return checks_frame(
-                _check_records(r.model_dump(mode="json", include=_CHECK_KEYS), r.created_at)
+                row
                 for r in self
+                for row in check_rows(
+                    (r.evaluation_id, r.id, r.test_case_id, r.status),
+                    [c.model_dump() for c in r.checks],
+                    r.created_at,
+                )
             )
-        return results_frame(model_frame_record(r) for r in self)
+        return results_frame(frame_row(r) for r in self)
 
     def __repr__(self) -> str:
         counts: dict[str, int] = {}
@@ -142,14 +155,13 @@ class ResultsResource(Resource[EvaluationResult]):
         from giskard_nb.frames.hub_results import checks_frame, results_frame
 
         if _level(level) == "checks":
+            columns = [*_CHECKS_SELECT, _T.c.created_at, _T.c.scenario_result]
             return checks_frame(
-                record
-                for row in self._rows(evaluation_id, _T.columns)
-                for record in _check_records(_checks_of(row), row["created_at"])
+                check_row
+                for *ids, created, scenario in self._rows(evaluation_id, columns, mappings=False)
+                for check_row in check_rows(tuple(ids), _checks(scenario), created)
             )
-        return results_frame(
-            _frame_record(row) for row in self._rows(evaluation_id, _FRAME_COLUMNS)
-        )
+        return results_frame(self._frame_rows(evaluation_id))
 
     def iter_raw(self, evaluation_id: str) -> Iterator[dict[str, Any]]:
         """Each stored result as plain JSON data, in the shape of ``model_dump(mode="json")`` without
@@ -158,18 +170,30 @@ class ResultsResource(Resource[EvaluationResult]):
         for row in self._rows(evaluation_id, _T.columns):
             yield raw_view(row)
 
-    def _rows(self, evaluation_id: str, columns: Any) -> Iterator[Any]:
+    def _rows(self, evaluation_id: str, columns: Any, *, mappings: bool = True) -> Iterator[Any]:
         query = (
             sa.select(*columns)
             .where(_T.c.evaluation_id == evaluation_id)
             .order_by(_T.c.created_at, _T.c.id)
         )
+        newest = sa.select(sa.func.max(_T.c.schema_version)).where(
+            _T.c.evaluation_id == evaluation_id
+        )
         with self._db.read() as conn:
+            _refuse_newer(evaluation_id, conn.execute(newest).scalar())
             result = conn.execute(query)
-            for rows in result.mappings().partitions(_READ_BATCH):
-                for row in rows:
-                    _refuse_newer(row)
-                    yield row
+            for rows in (result.mappings() if mappings else result).partitions(_READ_BATCH):
+                yield from rows
+
+    def _frame_rows(self, evaluation_id: str) -> list[Any]:
+        """The ``FRAME_COLUMNS`` of every result; a row written by an older version without index
+        columns is read through its model."""
+        with paused():
+            rows: list[Any] = list(self._rows(evaluation_id, _FRAME_SELECT, mappings=False))
+            for i, row in enumerate(rows):
+                if row[_N_CHECKS] is None:
+                    rows[i] = (*frame_row(self.retrieve(row[1]))[:-1], row[-1])
+        return rows
 
     # -- rows <-> models (see giskard_nb.hub.result_rows) --------------------------------------------
 
@@ -177,7 +201,7 @@ class ResultsResource(Resource[EvaluationResult]):
         return result_row(record)
 
     def _from_row(self, row: Any) -> EvaluationResult:
-        _refuse_newer(row)
+        _refuse_newer(row["id"], row["schema_version"])
         return read_model(row)._bind(self._hub)
 
     def _audit(
@@ -220,55 +244,19 @@ class ResultsResource(Resource[EvaluationResult]):
         return "<ResultsResource (hub.evaluations.results)>"
 
 
-_CHECK_KEYS = {"id", "evaluation_id", "test_case_id", "status", "checks"}
-
-
 def _level(level: str) -> str:
     if level not in ("results", "checks"):
         raise GiskardValidationError(f"level must be 'results' or 'checks', got {level!r}")
     return level
 
 
-def _refuse_newer(row: Any) -> None:
-    if row["schema_version"] > SCHEMA_VERSION:
+def _refuse_newer(what: str, version: int | None) -> None:
+    if version is not None and version > SCHEMA_VERSION:
         raise HubError(
-            f"evaluation_result {row['id']} was written by a newer giskard-nb (schema version "
-            f"{row['schema_version']}; this one reads up to {SCHEMA_VERSION}): upgrade giskard-nb"
+            f"evaluation result(s) of {what} were written by a newer giskard-nb (schema version "
+            f"{version}; this one reads up to {SCHEMA_VERSION}): upgrade giskard-nb"
         )
 
 
-def _frame_record(row: Any) -> dict[str, Any]:
-    if row["n_checks"] is None:  # written by an older version, without index columns
-        return model_frame_record(read_model(row))
-    return frame_record(row, from_json(row["data"]))
-
-
-def _checks_of(row: Any) -> dict[str, Any]:
-    """The ids, status and check views of a stored row (its ScenarioResult parsed)."""
-    return {
-        "id": row["id"],
-        "evaluation_id": row["evaluation_id"],
-        "test_case_id": row["test_case_id"],
-        "status": row["status"],
-        "checks": check_views(from_json(row["scenario_result"])),
-    }
-
-
-def _check_records(result: dict[str, Any], created_at: Any) -> Iterator[dict[str, Any]]:
-    from giskard_nb.hub.result_rows import encode_json
-
-    for check in result["checks"]:
-        yield {
-            "evaluation_id": result["evaluation_id"],
-            "result_id": result["id"],
-            "test_case_id": result["test_case_id"],
-            "result_status": result["status"],
-            "check_name": check["name"],
-            "check_kind": check.get("kind"),
-            "status": check["status"],
-            "message": check.get("message"),
-            "score": check.get("score"),
-            "threshold": check.get("threshold"),
-            "metrics": encode_json(check.get("metrics") or {}),
-            "created_at": created_at,
-        }
+def _checks(scenario_json: str) -> list[dict[str, Any]]:
+    return check_views(from_json(scenario_json))
