@@ -18,7 +18,7 @@ EVALUATION_WING = [
     "widgets/backends.py",
 ]
 #: ``hub.<resource>._private`` / ``self._hub.<resource>._private(...)``
-CROSS_PRIVATE = re.compile(r"\bhub\.[a-z_]+\.(?:[a-z_]+\.)?_[a-z]\w*")
+CROSS_PRIVATE = re.compile(r"\b_?hub\.[a-z_]+\.(?:[a-z_]+\.)?_[a-z]\w*")
 
 
 def test_no_cross_resource_private_calls() -> None:
