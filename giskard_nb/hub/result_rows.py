@@ -1,7 +1,7 @@
 """How an evaluation result is stored, and the plain views read back from its row.
 
 A result's row holds its ids and ``status``/``failure_category`` (filters), the ``ScenarioResult`` as
-JSON (encoded once, by pydantic's serializer), the conversation as JSON, ``data`` (the failure
+JSON (encoded once, by pydantic's serializer; without its computed fields), the conversation as JSON, ``data`` (the failure
 category and the few Hub fields) and the *index columns* (``schema.result_index_columns``): what the
 DataFrame and the summaries read, extracted here when the result is written. Text with a lone
 surrogate (which JSON readers refuse) is stored with U+FFFD in its place.
@@ -61,7 +61,6 @@ FRAME_COLUMNS = (
     "created_at",
 )
 _FAILED = frozenset({"fail", "error"})
-_TRACE_LAST = {"final_trace": {"last"}}  # repeats the last interaction: left out of storage
 
 
 def encode_json(value: Any) -> str:
@@ -74,11 +73,13 @@ def encode_json(value: Any) -> str:
 
 
 def _scenario_json(result: EvaluationResult) -> str:
+    """The ScenarioResult's fields as JSON; its computed fields (statuses, ``Trace.last``) are left
+    out: they are recomputed when it is read."""
     scenario = result.scenario_result
     try:
-        return scenario.model_dump_json(exclude=_TRACE_LAST, fallback=str)
+        return scenario.model_dump_json(exclude_computed_fields=True, fallback=str)
     except PydanticSerializationError:  # a lone surrogate in a check's message, a reply...
-        dump = scenario.model_dump(mode="json", exclude=_TRACE_LAST, fallback=str)
+        dump = scenario.model_dump(mode="json", exclude_computed_fields=True, fallback=str)
         return to_json(valid_unicode_data(dump), fallback=str).decode()
 
 
