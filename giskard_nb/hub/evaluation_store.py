@@ -85,6 +85,7 @@ class RunTally:
         self.by_status: dict[str, int] = {}
 
     def add(self, results: Sequence[EvaluationResult], replaced: int) -> None:
+        """Count a stored batch (``replaced`` of them replaced an earlier result)."""
         self.written += len(results)
         self.replaced += replaced
         for result in results:

@@ -22,12 +22,14 @@ def _json(value: Any) -> str:
 
 
 def status_column(values: Sequence[Any]) -> pd.Categorical:
+    """A Categorical of statuses with the categories pass, fail, error, skip."""
     import pandas as pd
 
     return pd.Categorical(list(values), categories=list(STATUSES))
 
 
 def utc_column(values: Sequence[Any]) -> pd.Series:
+    """Timestamps (datetimes or ISO text; naive ones are UTC) as a tz-aware UTC column."""
     import pandas as pd
 
     return pd.to_datetime(pd.Series(list(values), dtype=object), utc=True, format="ISO8601")

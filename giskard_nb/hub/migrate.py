@@ -24,6 +24,7 @@ __all__ = [
     "TABLE_LAYOUT",
     "add_missing_columns",
     "add_missing_indexes",
+    "upgrade_evaluation_results",
     "upgrade_records",
 ]
 

@@ -24,7 +24,15 @@ from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
 from giskard_nb.hub.models.base import HubModel, HubRecord
 from giskard_nb.hub.models.project import FailureCategory
 
-__all__ = ["DERIVED_FIELDS", "CheckOutcome", "EvaluationResult", "ResultStatus", "check_view"]
+__all__ = [
+    "DERIVED_FIELDS",
+    "CheckOutcome",
+    "EvaluationResult",
+    "ResultStatus",
+    "check_view",
+    "outcome",
+    "upgrade_v1",
+]
 
 ResultStatus = Literal["pass", "fail", "error", "skip"]
 
@@ -106,11 +114,13 @@ class EvaluationResult(HubRecord):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def status(self) -> ResultStatus:
+        """pass, fail, error or skip: the ScenarioResult's status."""
         return self.scenario_result.status.value  # type: ignore[return-value]
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def tags(self) -> list[str]:
+        """The test case's tags (as the scenario carried them)."""
         return list(self.scenario_result.tags)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -140,6 +150,7 @@ class EvaluationResult(HubRecord):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def duration_ms(self) -> float:
+        """How long the test case ran (milliseconds)."""
         return self.scenario_result.duration_ms
 
     @computed_field  # type: ignore[prop-decorator]
@@ -150,6 +161,7 @@ class EvaluationResult(HubRecord):
 
     @property
     def passed(self) -> bool:
+        """Whether the result is a pass."""
         return self.status == "pass"
 
     def __repr__(self) -> str:
