@@ -8,8 +8,9 @@ run. Two scoped remedies:
   it would have collected is collected as usual afterwards.
 - ``frozen()`` moves the objects alive when it starts out of the collector's sight (``gc.freeze``)
   for a long piece of work (an evaluation run): collections still run, but scan only what the work
-  allocates. On exit they are given back (``gc.unfreeze``). Nesting and concurrent runs are harmless:
-  the worst case is an early give-back.
+  allocates. On exit they are given back (``gc.unfreeze``). When objects are frozen already (a
+  pre-fork server's own ``gc.freeze()``, or another run), it does nothing, so it never gives back
+  what it did not freeze; concurrent runs are harmless (the worst case is an early give-back).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def paused() -> Iterator[None]:
 def frozen() -> Iterator[None]:
     """The objects alive now are not scanned by collections inside the block (see the module
     docstring); new objects are collected as usual."""
+    if gc.get_freeze_count():
+        yield
+        return
     gc.freeze()
     try:
         yield
