@@ -14,10 +14,12 @@ import tempfile
 import threading
 import time
 import tracemalloc
+from datetime import timedelta
 from pathlib import Path
 
 from giskard_nb.hub import Hub
 from giskard_nb.hub.evaluation import STORE_BATCH
+from giskard_nb.hub.models.base import new_id
 
 N_CASES = 1_000
 CONCURRENCY = 32
@@ -194,12 +196,7 @@ def bench_suite_vs_hub(hub: Hub) -> None:
 def bench_results(hub: Hub, template_id: str) -> None:
     template = hub.evaluations.results.list(template_id)[0]
     target = _empty_evaluation(hub, "bench-100k")
-    results = [
-        template.model_copy(
-            update={"id": f"r{i}", "evaluation_id": target.id, "test_case_id": f"tc{i}"}
-        )
-        for i in range(N_RESULTS)
-    ]
+    results = [_copy(template, target.id, i) for i in range(N_RESULTS)]
     store = hub.evaluations.store
     t0 = time.perf_counter()
     for start in range(0, N_RESULTS, STORE_BATCH):
@@ -212,12 +209,7 @@ def bench_results(hub: Hub, template_id: str) -> None:
     )
     del results
     one = _empty_evaluation(hub, "bench-one-by-one")
-    singles = [
-        template.model_copy(
-            update={"id": f"s{i}", "evaluation_id": one.id, "test_case_id": f"s{i}"}
-        )
-        for i in range(1000)
-    ]
+    singles = [_copy(template, one.id, i) for i in range(1000)]
     t0 = time.perf_counter()
     for r in singles:
         store.save_results([r])
@@ -245,6 +237,21 @@ def bench_results(hub: Hub, template_id: str) -> None:
     assert len(df) == N_RESULTS and len(checks) == 2 * N_RESULTS and summary.total == N_RESULTS
     print(f"to_dataframe(level='checks'): {frame_checks:.2f} s ({len(checks):,} rows)")
     print(f"summary() of {N_RESULTS:,} results: {summarize:.2f} s")
+
+
+def _copy(template, evaluation_id: str, i: int):
+    """A result like ``template`` for another test case, started ``i`` microseconds later: its own
+    ids (as the Hub makes them) and timestamps, as in a run."""
+    started = template.created_at + timedelta(microseconds=i)
+    return template.model_copy(
+        update={
+            "id": new_id(),
+            "evaluation_id": evaluation_id,
+            "test_case_id": new_id(),
+            "created_at": started,
+            "updated_at": started,
+        }
+    )
 
 
 def _empty_evaluation(hub: Hub, name: str):

@@ -64,7 +64,7 @@ AgentFn = Callable[[Sequence[Any]], Awaitable[AgentOutput]]
 OnResult = Callable[[EvaluationResult], Any]
 
 #: Results stored per transaction at most; and the longest a finished result waits to be stored.
-STORE_BATCH = 500
+STORE_BATCH = 1000
 STORE_SECONDS = 0.25
 
 logger = logging.getLogger(__name__)

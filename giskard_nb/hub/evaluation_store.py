@@ -39,23 +39,28 @@ def bulk_insert(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, A
     """``conn.execute(table.insert(), rows)`` without its per-row bookkeeping (two thirds of the cost
     of inserting 10^5 results): the statement is compiled by SQLAlchemy for the connection's dialect
     (so it stays portable), each value goes through its column's own bind processor (the UTC
-    timestamps, floats...), and the driver runs one ``executemany``. Every row has every column."""
+    timestamps, floats...; a value two columns of one type share, such as a new record's
+    ``created_at`` and ``updated_at``, is processed once), and the driver runs one ``executemany``.
+    Every row has every column."""
     sql, names, processors, positional = _insert_plan(table, conn.dialect)
     params: list[Any] = []
     for row in rows:
         values = [row[name] for name in names]
-        for i, process in processors:
-            values[i] = process(values[i])
+        done: dict[tuple[type, int], Any] = {}
+        for i, kind, process in processors:
+            key = (kind, id(values[i]))
+            if key not in done:
+                done[key] = process(values[i])
+            values[i] = done[key]
         params.append(tuple(values) if positional else dict(zip(names, values, strict=True)))
     conn.exec_driver_sql(sql, params)
 
 
-_PLANS: dict[tuple[str, str], tuple[str, list[str], list[tuple[int, Any]], bool]] = {}
+_Plan = tuple[str, list[str], list[tuple[int, type, Any]], bool]
+_PLANS: dict[tuple[str, str], _Plan] = {}
 
 
-def _insert_plan(
-    table: sa.Table, dialect: sa.Dialect
-) -> tuple[str, list[str], list[tuple[int, Any]], bool]:
+def _insert_plan(table: sa.Table, dialect: sa.Dialect) -> _Plan:
     key = (table.name, dialect.name + ":" + str(dialect.paramstyle))
     plan = _PLANS.get(key)
     if plan is None:
@@ -65,9 +70,9 @@ def _insert_plan(
         )
         types = {c.key: c.type for c in table.columns}
         processors = [
-            (i, process)
+            (i, type(types[name]), process)
             for i, name in enumerate(names)
-            if (process := types[name].bind_processor(dialect)) is not None
+            if (process := types[name].dialect_impl(dialect).bind_processor(dialect)) is not None
         ]
         plan = _PLANS[key] = (str(compiled), names, processors, bool(compiled.positional))
     return plan

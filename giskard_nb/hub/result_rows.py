@@ -112,10 +112,11 @@ def index_values(result: EvaluationResult) -> dict[str, Any]:
 def _usage(checks: list[Any], classifier: Any) -> dict[str, Any]:
     """``EvaluationResult.usage`` as the index columns (summed here: no model built per result)."""
     totals = {k: getattr(classifier, k) for k in USAGE_METRICS}
-    for check in checks:
-        for metric in check.metrics:
-            if metric.name in totals:
-                totals[metric.name] += metric.value
+    spent = [m for check in checks for m in check.metrics if m.name in totals]
+    if not spent:  # the common case: rule checks, no classifier call
+        return totals
+    for metric in spent:
+        totals[metric.name] += metric.value
     return {k: float(v) if k == "cost_usd" else int(v) for k, v in totals.items()}
 
 

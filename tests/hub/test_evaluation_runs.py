@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -237,3 +238,47 @@ def test_schema_1_records_are_upgraded_when_the_database_opens(hub_url: str) -> 
     assert {r.id: r.model_dump() for r in hub.evaluations.results.list(evaluation.id)} == before
     assert len(hub.evaluations.results.to_dataframe(evaluation.id)) == 4
     hub.close()
+
+
+def test_bulk_insert_stores_what_sqlalchemy_would(hub: Hub) -> None:
+    """The store's fast INSERT binds every value as ``conn.execute(table.insert(), rows)`` does (the
+    same text for timestamps on SQLite, the same types on PostgreSQL)."""
+    import sqlalchemy as sa
+
+    from giskard_nb.hub import schema
+    from giskard_nb.hub.evaluation_store import bulk_insert
+    from giskard_nb.hub.result_rows import result_row
+
+    dataset = _dataset(hub, 1)
+    evaluation = hub.evaluations.create_local(lambda m: "answer", dataset.id, progress=False)
+    (result,) = evaluation.results()
+    whole = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)  # no microseconds: formats differ there
+    rows = []
+    for name in ("fast", "core"):
+        copy = result.model_copy(
+            update={"id": f"id-{name}", "test_case_id": f"tc-{name}", "created_at": whole}
+        )
+        rows.append(result_row(copy))
+    t = schema.results
+    with hub._db.write() as conn:
+        bulk_insert(conn, t, [rows[0]])
+        conn.execute(t.insert(), [rows[1]])
+    raw = sa.select(t).where(t.c.id.in_(["id-fast", "id-core"])).order_by(t.c.id.desc())
+    cast = [sa.cast(c, sa.String) if c.name.endswith("_at") else c for c in t.columns]
+    with hub._db.read() as conn:
+        fast, core = conn.execute(raw).mappings().all()
+        texts = conn.execute(sa.select(*cast).where(t.c.id.in_(["id-fast", "id-core"]))).all()
+    skip = {"id", "test_case_id"}
+    assert {k: v for k, v in fast.items() if k not in skip} == {
+        k: v for k, v in core.items() if k not in skip
+    }
+    assert (
+        len(
+            {
+                tuple(v for k, v in zip(t.columns.keys(), row, strict=True) if k not in skip)
+                for row in texts
+            }
+        )
+        == 1
+    )
+    assert hub.evaluations.results.retrieve("id-fast").created_at == whole
