@@ -198,7 +198,8 @@ def check_views(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def raw_view(row: Mapping[str, Any]) -> dict[str, Any]:
     """A stored result as plain JSON data in the shape of ``EvaluationResult.model_dump(mode="json")``
-    (without ``scenario_result`` and ``updated_at``), from a row with every column."""
+    (without ``scenario_result`` and ``updated_at``), from a row with every column but
+    ``updated_at``."""
     data = from_json(row["data"])
     if row["n_checks"] is None:  # written by an older version: read through the model
         return _raw_from_model(row, data)
@@ -240,8 +241,9 @@ def read_model(row: Mapping[str, Any], data: dict[str, Any] | None = None) -> Ev
     fields = dict(from_json(row["data"]) if data is None else data)
     if row.get("messages") is not None:
         fields["messages"] = from_json(row["messages"])
-    for key in ("id", "schema_version", "created_at", "updated_at", "evaluation_id"):
+    for key in ("id", "schema_version", "created_at", "evaluation_id"):
         fields[key] = row[key]
+    fields["updated_at"] = row.get("updated_at") or row["created_at"]  # iter_raw does not read it
     fields["test_case_id"] = row["test_case_id"]
     fields["scenario_result"] = from_json(row["scenario_result"])
     return EvaluationResult.model_validate(fields)

@@ -57,27 +57,28 @@ def check_view(
     status: str, message: str | None, metrics: Mapping[str, float], details: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The fields of a ``CheckOutcome`` from one check result's parts (a core ``CheckResult`` or its
-    stored JSON): named after the check the runner recorded in ``details``."""
-    score = next(
-        (
-            float(v)
-            for v in (details.get("score"), details.get("similarity"), metrics.get("score"))
-            if isinstance(v, int | float) and not isinstance(v, bool)
-        ),
-        None,
-    )
+    stored JSON): named after the check the runner recorded in ``details``; ``score`` is the first
+    number among ``details["score"]``, ``details["similarity"]`` and the ``score`` metric."""
+    score = None
+    for value in (details.get("score"), details.get("similarity"), metrics.get("score")):
+        if _number(value):
+            score = float(value)
+            break
     threshold = details.get("threshold")
+    kind = details.get("check_kind")
     return {
-        "name": details.get("check_name") or details.get("check_kind") or "check",
-        "kind": details.get("check_kind"),
+        "name": details.get("check_name") or kind or "check",
+        "kind": kind,
         "status": status,
         "message": message,
         "score": score,
-        "threshold": float(threshold)
-        if isinstance(threshold, int | float) and not isinstance(threshold, bool)
-        else None,
+        "threshold": float(threshold) if _number(threshold) else None,
         "metrics": dict(metrics),
     }
+
+
+def _number(value: Any) -> bool:
+    return value is not None and isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def outcome(result: CheckResult) -> CheckOutcome:

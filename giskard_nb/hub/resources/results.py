@@ -48,6 +48,7 @@ _FRAME_SELECT = [
 ]
 _CHECKS_SELECT = [_T.c[name] for name in ("evaluation_id", "id", "test_case_id", "status")]
 _N_CHECKS = FRAME_COLUMNS.index("n_checks")
+_RAW_SELECT = [c for c in _T.columns if c.name != "updated_at"]  # what raw_view reads
 _READ_BATCH = 5000  # rows fetched at a time when reading a whole evaluation
 
 
@@ -167,7 +168,7 @@ class ResultsResource(Resource[EvaluationResult]):
         """Each stored result as plain JSON data, in the shape of ``model_dump(mode="json")`` without
         ``scenario_result`` and ``updated_at``: fast (no model is built), for summaries and
         comparisons."""
-        for row in self._rows(evaluation_id, _T.columns):
+        for row in self._rows(evaluation_id, _RAW_SELECT):
             yield raw_view(row)
 
     def _rows(self, evaluation_id: str, columns: Any, *, mappings: bool = True) -> Iterator[Any]:
