@@ -10,9 +10,11 @@ ERROR (phase ``checks``) without calling the agent; the run goes on. Every scena
 through one function, whose signature is checked once per run.
 
 Results are stored in batches (``STORE_BATCH`` results, or every ``STORE_SECONDS``, whichever comes
-first; one transaction each) through the run's ``EvaluationStore``, so that a run interrupted (kernel
-interrupt, cancelled task, crash) keeps what finished and ``hub.evaluations.resume`` runs only the
-rest. ``on_result`` is called with each result once it is stored.
+first; one transaction each) through the run's ``EvaluationStore``: a run interrupted (kernel
+interrupt, cancelled task) keeps every finished result, a process killed all but the last
+``STORE_SECONDS``, and ``hub.evaluations.resume`` runs only the rest. ``on_result`` is called with each
+result once it is stored. While the run goes on, the session's objects are kept out of the garbage
+collector's scans (``giskard_nb.core.collector.frozen``).
 """
 
 from __future__ import annotations
@@ -159,10 +161,9 @@ class EvaluationRun:
         try:
             with frozen():  # the session's objects out of the collector's sight meanwhile
                 runnable = self._prepare(test_cases)
-                await run_scenarios(
-                    (
-                        self._scenario(case, checks) for case, checks in runnable
-                    ),  # built when pulled
+                scenarios = (self._scenario(case, checks) for case, checks in runnable)
+                await run_scenarios(  # each scenario is built when a worker pulls it
+                    scenarios,
                     max_concurrency=self.evaluation.max_concurrency,
                     timeout=self.evaluation.timeout,
                     on_result=self._finished,
