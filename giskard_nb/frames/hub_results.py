@@ -18,7 +18,7 @@ garbage collector is paused meanwhile (``giskard_nb.core.collector.paused``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.core.collector import paused
@@ -78,14 +78,21 @@ _INTEGERS = (
 _FLOATS = ("duration_ms", "cost_usd", "score", "threshold")
 
 
-def results_frame(rows: Iterable[Sequence[Any]]) -> pd.DataFrame:
-    """One row per result; each of ``rows`` holds the values of ``RESULT_COLUMNS``, in that order."""
-    return _frame(rows, RESULT_COLUMNS, status_columns=("status",), integers=_INTEGERS)
+def results_frame(
+    rows: Iterable[Sequence[Any]], *, same: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
+    """One row per result; each of ``rows`` holds the values of ``RESULT_COLUMNS``, in that order,
+    but for the columns given in ``same`` (one value for every row, such as the evaluation id)."""
+    return _frame(
+        rows, RESULT_COLUMNS, status_columns=("status",), integers=_INTEGERS, same=same or {}
+    )
 
 
 def checks_frame(rows: Iterable[Sequence[Any]]) -> pd.DataFrame:
     """One row per check result; each of ``rows`` holds the values of ``CHECK_COLUMNS``."""
-    return _frame(rows, CHECK_COLUMNS, status_columns=("status", "result_status"), integers=())
+    return _frame(
+        rows, CHECK_COLUMNS, status_columns=("status", "result_status"), integers=(), same={}
+    )
 
 
 def _frame(
@@ -94,17 +101,21 @@ def _frame(
     *,
     status_columns: tuple[str, ...],
     integers: tuple[str, ...],
+    same: Mapping[str, Any],
 ) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
     with paused():
         gathered = list(rows)
-        columns = list(zip(*gathered, strict=True)) if gathered else [() for _ in names]
-        del gathered
+        stored = [name for name in names if name not in same]
+        columns = list(zip(*gathered, strict=True)) if gathered else [() for _ in stored]
+        by_name = dict(zip(stored, columns, strict=True))
+        by_name.update({name: [value] * len(gathered) for name, value in same.items()})
+        del gathered, columns
         data: dict[str, Any] = {}
         for name in names:
-            values = columns.pop(0)
+            values = by_name.pop(name)
             if name in status_columns:
                 data[name] = _statuses(values)
             elif name in integers:

@@ -41,13 +41,14 @@ __all__ = ["ResultList", "ResultsResource"]
 Level = Literal["results", "checks"]
 
 _T = schema.results
-# created_at as the driver gives it (text on SQLite): the frame parses 10^5 timestamps at once
+# without the evaluation id (the same in every row); created_at as the driver gives it (text on
+# SQLite): the frame parses 10^5 timestamps at once
 _FRAME_SELECT = [
     _T.c[name] if name != "created_at" else sa.type_coerce(_T.c.created_at, sa.String)
-    for name in FRAME_COLUMNS
+    for name in FRAME_COLUMNS[1:]
 ]
 _CHECKS_SELECT = [_T.c[name] for name in ("evaluation_id", "id", "test_case_id", "status")]
-_N_CHECKS = FRAME_COLUMNS.index("n_checks")
+_N_CHECKS = FRAME_COLUMNS.index("n_checks") - 1
 _RAW_SELECT = [c for c in _T.columns if c.name != "updated_at"]  # what raw_view reads
 _READ_BATCH = 5000  # rows fetched at a time when reading a whole evaluation
 
@@ -162,7 +163,7 @@ class ResultsResource(Resource[EvaluationResult]):
                 for *ids, created, scenario in self._rows(evaluation_id, columns, mappings=False)
                 for check_row in check_rows(tuple(ids), _checks(scenario), created)
             )
-        return results_frame(self._frame_rows(evaluation_id))
+        return results_frame(self._frame_rows(evaluation_id), same={"evaluation_id": evaluation_id})
 
     def iter_raw(self, evaluation_id: str) -> Iterator[dict[str, Any]]:
         """Each stored result as plain JSON data, in the shape of ``model_dump(mode="json")`` without
@@ -187,13 +188,13 @@ class ResultsResource(Resource[EvaluationResult]):
                 yield from rows
 
     def _frame_rows(self, evaluation_id: str) -> list[Any]:
-        """The ``FRAME_COLUMNS`` of every result; a row written by an older version without index
-        columns is read through its model."""
+        """The ``FRAME_COLUMNS`` but the evaluation id of every result; a row written by an older
+        version without index columns is read through its model."""
         with paused():
             rows: list[Any] = list(self._rows(evaluation_id, _FRAME_SELECT, mappings=False))
             for i, row in enumerate(rows):
                 if row[_N_CHECKS] is None:
-                    rows[i] = (*frame_row(self.retrieve(row[1]))[:-1], row[-1])
+                    rows[i] = (*frame_row(self.retrieve(row[0]))[1:-1], row[-1])
         return rows
 
     # -- rows <-> models (see giskard_nb.hub.result_rows) --------------------------------------------
