@@ -282,3 +282,15 @@ def test_bulk_insert_stores_what_sqlalchemy_would(hub: Hub) -> None:
         == 1
     )
     assert hub.evaluations.results.retrieve("id-fast").created_at == whole
+
+
+def test_the_frames_of_an_evaluation_without_results(mem_hub: Hub) -> None:
+    dataset = _dataset(mem_hub, 1)
+    evaluation = mem_hub.evaluations.create_local(lambda m: "answer", dataset.id, progress=False)
+    for result in evaluation.results():
+        mem_hub.evaluations.results.delete(result.id)
+    for frame in (evaluation.to_dataframe(), evaluation.results().to_dataframe()):
+        assert frame.empty and len(frame.columns) == 22
+        assert frame["question"].dtype == object and frame["n_checks"].dtype == "int64"
+        assert str(frame["created_at"].dt.tz) == "UTC"
+    assert evaluation.to_dataframe("checks").empty
