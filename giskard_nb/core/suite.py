@@ -1,9 +1,11 @@
-"""Suite: many scenarios run concurrently (bounded) against a shared target, results in input order."""
+"""Suite: many scenarios run concurrently (bounded) against a shared target, results in input order;
+``run_scenarios``: the worker loop behind it, for callers that take each result as it comes."""
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sized
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,7 +17,7 @@ from giskard_nb.core.suite_result import SuiteResult
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 
-__all__ = ["DEFAULT_MAX_CONCURRENCY", "Suite"]
+__all__ = ["DEFAULT_MAX_CONCURRENCY", "Suite", "run_scenarios"]
 
 DEFAULT_MAX_CONCURRENCY = 10
 
@@ -63,36 +65,35 @@ class Suite(BaseModel):
     ) -> SuiteResult:
         """Run every scenario; at most ``max_concurrency`` at a time (``parallel=False`` means one).
 
-        ``timeout`` bounds each scenario (seconds); ``on_result(index, result)`` is called as each finishes;
+        ``timeout`` bounds each scenario (seconds); ``on_result(index, result)`` is called as each
+        finishes (an async callback is awaited before that worker takes the next scenario);
         ``progress=True`` shows a progress bar (tqdm: a widget in notebooks, text in a terminal);
         ``verbose=True`` (giskard-checks' name) does the same.
         """
         progress = progress or verbose
-        limit = _check_concurrency(max_concurrency) if parallel else 1
         effective = target if target is not MISSING else self.target
         bar = _progress_bar(len(self.scenarios), self.name) if progress else None
         results: list[ScenarioResult | None] = [None] * len(self.scenarios)
-        queue = iter(enumerate(self.scenarios))
         start = time.perf_counter()
 
-        async def worker() -> None:
-            # A fixed pool of workers pulls the next scenario: no task or semaphore per scenario.
-            for index, scenario in queue:
-                result = await scenario.run(
-                    effective, return_exception=return_exception, timeout=timeout
-                )
-                results[index] = result
-                if bar is not None:
-                    bar.update(1)
-                if on_result is not None:
-                    on_result(index, result)
+        async def collect(index: int, result: ScenarioResult) -> None:
+            results[index] = result
+            if bar is not None:
+                bar.update(1)
+            if on_result is not None:
+                out = on_result(index, result)
+                if inspect.isawaitable(out):
+                    await out
 
-        workers = min(limit or len(self.scenarios), len(self.scenarios))
         try:
-            if workers <= 1:
-                await worker()
-            else:
-                await _gather_or_raise([worker() for _ in range(workers)])
+            await run_scenarios(
+                self.scenarios,
+                effective,
+                max_concurrency=max_concurrency if parallel else 1,
+                return_exception=return_exception,
+                timeout=timeout,
+                on_result=collect,
+            )
         finally:
             if bar is not None:
                 bar.close()
@@ -103,6 +104,50 @@ class Suite(BaseModel):
         )
 
     run_sync = sync_twin(run)
+
+
+async def run_scenarios(
+    scenarios: Iterable[Scenario],
+    target: Any = MISSING,
+    *,
+    max_concurrency: int | None = DEFAULT_MAX_CONCURRENCY,
+    return_exception: bool = True,
+    timeout: float | None = None,
+    on_result: Callable[[int, ScenarioResult], Any] | None = None,
+    size: int | None = None,
+) -> None:
+    """The engine of ``Suite.run``: a fixed pool of workers pulls the next scenario (no task or
+    semaphore per scenario) and runs it; ``on_result(index, result)`` receives each result as it
+    finishes (an async callback is awaited before that worker pulls the next scenario). Nothing is
+    kept: callers that store results as they come (Hub evaluations) use this directly.
+
+    ``scenarios`` may be a lazy iterable (each scenario is built when a worker pulls it); give its
+    ``size`` when it has no ``len()`` and ``max_concurrency`` is ``None``. The first exception raised
+    by a worker (with ``return_exception=False``, or by ``on_result``) cancels the others and is
+    re-raised as it is.
+    """
+    limit = _check_concurrency(max_concurrency)
+    if size is None and isinstance(scenarios, Sized):
+        size = len(scenarios)
+    if limit is None and size is None:
+        raise GiskardValidationError(
+            "run_scenarios needs max_concurrency or the number of scenarios (size=) for a lazy iterable"
+        )
+    workers = min(n for n in (limit, size) if n is not None)
+    queue = iter(enumerate(scenarios))
+
+    async def worker() -> None:
+        for index, scenario in queue:
+            result = await scenario.run(target, return_exception=return_exception, timeout=timeout)
+            if on_result is not None:
+                out = on_result(index, result)
+                if inspect.isawaitable(out):
+                    await out
+
+    if workers <= 1:
+        await worker()
+    else:
+        await _gather_or_raise([worker() for _ in range(workers)])
 
 
 async def _gather_or_raise(coros: list) -> None:

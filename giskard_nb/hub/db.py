@@ -25,7 +25,12 @@ import sqlalchemy as sa
 from giskard_nb.config import home_dir
 from giskard_nb.errors import ConfigError, HubError
 from giskard_nb.hub import schema
-from giskard_nb.hub.migrate import TABLE_LAYOUT, add_missing_columns
+from giskard_nb.hub.migrate import (
+    TABLE_LAYOUT,
+    add_missing_columns,
+    add_missing_indexes,
+    upgrade_records,
+)
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.secrets import mask_url
 
@@ -33,6 +38,7 @@ __all__ = ["Database", "resolve_url"]
 
 _MEMORY = ("sqlite://", "sqlite:///:memory:", ":memory:")
 _DEFAULT_LOCK_TIMEOUT = 120.0
+_CHECKPOINT_PAGES = 8192  # pages of the write-ahead log before SQLite copies it into the file
 _BUSY_MS = 1000  # SQLite's own wait per attempt; the retries below add backoff and the clear error
 
 
@@ -94,6 +100,13 @@ class Database:
                     f"the Hub database {mask_url(self.url)} was written by a newer giskard-nb (schema "
                     f"version {row[0]}; this version reads up to {SCHEMA_VERSION}): upgrade "
                     "giskard-nb (pip install -U giskard-nb)"
+                )
+            elif int(row[0]) < SCHEMA_VERSION:  # records of an older shape: rewritten once
+                upgrade_records(conn, SCHEMA_VERSION)
+                conn.execute(
+                    sa.update(schema.meta)
+                    .where(schema.meta.c.key == "schema_version")
+                    .values(value=str(SCHEMA_VERSION))
                 )
 
     @contextmanager
@@ -175,6 +188,9 @@ def _sqlite_engine(url: str) -> sa.Engine:
         cursor = dbapi_conn.cursor()
         if not memory:
             cursor.execute("PRAGMA journal_mode=WAL")
+            # checkpoint the log every ~32 MB rather than 4 MB: an evaluation storing results in
+            # batches would otherwise pay a checkpoint (and its fsync) every few transactions
+            cursor.execute(f"PRAGMA wal_autocheckpoint={_CHECKPOINT_PAGES}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
@@ -189,13 +205,14 @@ def _sqlite_engine(url: str) -> sa.Engine:
 
 
 def _upgrade_layout(conn: sa.Connection) -> None:
-    """Bring an older file's tables up to ``TABLE_LAYOUT`` (new nullable columns, empty) and record
-    it in ``hub_meta`` (never lowered: a newer layout is left as it is)."""
+    """Bring an older file's tables up to ``TABLE_LAYOUT`` (new nullable columns, empty; new indexes)
+    and record it in ``hub_meta`` (never lowered: a newer layout is left as it is)."""
     key = schema.meta.c.key == "table_layout"
     stored = conn.execute(sa.select(schema.meta.c.value).where(key)).scalar()
     if stored is not None and int(stored) >= TABLE_LAYOUT:
         return
     add_missing_columns(conn, schema.metadata)
+    add_missing_indexes(conn, schema.metadata)
     if stored is None:
         conn.execute(schema.meta.insert().values(key="table_layout", value=str(TABLE_LAYOUT)))
     else:

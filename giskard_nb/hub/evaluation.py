@@ -1,63 +1,116 @@
-"""Running an evaluation: every test case as a core Scenario, concurrently, each result stored as it lands.
+"""Running an evaluation: its test cases as core Scenarios, run by the core engine, each result stored.
 
 A test case becomes ``Scenario(name).interact(inputs=<the conversation>, outputs=<call the agent>)``
-followed by its enabled checks. The interaction's ``outputs`` is the reply's text (so checks read it at
-``trace.last.outputs``) and its ``metadata`` the reply's metadata (``trace.last.metadata``). A failing
-agent, a timeout or a check that raises makes that result an ERROR; the run goes on.
+followed by its enabled checks; the scenarios run through ``giskard_nb.core.suite.run_scenarios`` (the
+engine of ``Suite.run``: its worker pool, ``max_concurrency``, per-case ``timeout`` and errors as
+data). The interaction's ``outputs`` is the reply's text (so checks read it at ``trace.last.outputs``)
+and its ``metadata`` the reply's metadata (``trace.last.metadata``). A failing agent, a timeout or a
+check that raises makes that result an ERROR naming the phase; a check that cannot be built is an
+ERROR (phase ``checks``) without calling the agent; the run goes on. Every scenario calls the agent
+through one function, whose signature is checked once per run.
 
-At most ``max_concurrency`` test cases run at a time. Each result is stored the moment it is ready
-(results finishing in the same turn of the event loop share one transaction), so a
-run that is interrupted (kernel interrupt, cancelled task, crash) keeps every finished result and
-``hub.evaluations.resume`` runs only the rest.
+Results are stored in batches (``STORE_BATCH`` results, or every ``STORE_SECONDS``, whichever comes
+first; one transaction each) through the run's ``EvaluationStore``: a run interrupted (kernel
+interrupt, cancelled task) keeps every finished result, a process killed all but the last
+``STORE_SECONDS``, and ``hub.evaluations.resume`` runs only the rest. ``on_result`` is called with each
+result once it is stored. While the run goes on, the session's objects are kept out of the garbage
+collector's scans (``giskard_nb.core.collector.frozen``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import json
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+import logging
+import warnings
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
-import sqlalchemy as sa
+from pydantic_core import to_json
 
 from giskard_nb.core.check import Check
-from giskard_nb.core.interaction import Interaction
-from giskard_nb.core.result import CheckResult
+from giskard_nb.core.collector import frozen
+from giskard_nb.core.interaction import Interaction, Trace
+from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.core.suite import run_scenarios
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
-from giskard_nb.errors import GiskardNBError
+from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.hub.check_specs import build_check
+from giskard_nb.hub.evaluation_store import EvaluationStore, RunTally
 from giskard_nb.hub.failure_categories import FailureClassifier
 from giskard_nb.hub.models.agent import AgentOutput
 from giskard_nb.hub.models.base import utcnow
 from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec, HubTestCase
-from giskard_nb.hub.models.evaluation import CheckOutcome, Evaluation, EvaluationResult
+from giskard_nb.hub.models.evaluation import Evaluation, EvaluationResult
+from giskard_nb.hub.models.evaluation_result import outcome
 from giskard_nb.hub.ownership import beat_forever
 
-if TYPE_CHECKING:
-    from giskard_nb.hub.hub import Hub
-
-__all__ = ["AgentFn", "EvaluationRun", "outcome", "scenario_for"]
+__all__ = [
+    "STORE_BATCH",
+    "STORE_SECONDS",
+    "AgentFn",
+    "EvaluationRun",
+    "OnResult",
+    "agent_outputs",
+    "outcome",
+    "scenario_for",
+]
 
 AgentFn = Callable[[Sequence[Any]], Awaitable[AgentOutput]]
+#: Called with each stored result (sync, or async: awaited).
+OnResult = Callable[[EvaluationResult], Any]
+
+#: Results stored per transaction at most; and the longest a finished result waits to be stored.
+STORE_BATCH = 1000
+STORE_SECONDS = 0.25
+
+logger = logging.getLogger(__name__)
 
 
-def scenario_for(test_case: HubTestCase, checks: Sequence[Check], agent: AgentFn) -> Scenario:
-    """The core Scenario a test case is run as (the agent is called with the whole conversation)."""
+def agent_outputs(
+    agent: AgentFn, roles: dict[str, str] | None = None
+) -> Callable[[list[dict[str, str]], Trace], Awaitable[Interaction]]:
+    """The ``outputs`` of a test case's interaction: the agent's reply as an ``Interaction`` (its text
+    as outputs, its metadata as plain JSON). ``roles`` receives, by test case id, the role of a reply
+    that is not the assistant's."""
 
-    async def call_agent(inputs: list[dict[str, str]]) -> Interaction:
+    async def call_agent(inputs: list[dict[str, str]], trace: Trace) -> Interaction:
         output = await agent(inputs)
-        metadata = json.loads(json.dumps(output.metadata, default=str))
+        if roles is not None and output.response.role != "assistant":
+            roles[trace.annotations["test_case_id"]] = output.response.role
+        metadata = json.loads(json.dumps(output.metadata, default=str)) if output.metadata else {}
         return Interaction(inputs=inputs, outputs=output.content, metadata=metadata)
 
+    return call_agent
+
+
+def scenario_for(
+    test_case: HubTestCase,
+    checks: Sequence[Check],
+    agent: AgentFn | None = None,
+    *,
+    outputs: Callable[..., Any] | None = None,
+) -> Scenario:
+    """The core Scenario a test case is run as: the agent called with the whole conversation, then
+    the checks. A run passes one ``outputs`` (``agent_outputs``) shared by all its scenarios, so that
+    its signature is checked once, not once per test case."""
+    if outputs is None:
+        if agent is None:
+            raise GiskardValidationError(
+                "scenario_for needs the agent to call: scenario_for(test_case, checks, agent)"
+            )
+        outputs = agent_outputs(agent)
     scenario = Scenario(
-        test_case.name or f"test case {test_case.position + 1}",
+        _name(test_case),
         annotations={"test_case_id": test_case.id, "dataset_id": test_case.dataset_id},
         tags=list(test_case.tags),
     )
-    scenario.interact(inputs=test_case.conversation, outputs=call_agent)
+    scenario.interact(inputs=test_case.conversation, outputs=outputs)
     return scenario.checks(*checks)
 
 
@@ -66,7 +119,7 @@ class EvaluationRun:
 
     def __init__(
         self,
-        hub: Hub,
+        store: EvaluationStore,
         evaluation: Evaluation,
         agent: AgentFn,
         *,
@@ -74,200 +127,202 @@ class EvaluationRun:
         custom_checks: dict[str, HubCheck],
         progress: bool = True,
         replace: bool = False,
+        on_result: OnResult | None = None,
     ):
-        self.hub = hub
+        self.store = store
         self.evaluation = evaluation
         self.agent = agent
         self.classifier = classifier
         self.custom_checks = custom_checks
         self.progress = progress
         self.replace = replace
-        self._built: dict[str, list[Check]] = {}
-        self._pending: list[EvaluationResult] = []
-        self._checks: dict[str, Check] = {}
-        self._flush_scheduled = False
+        self.on_result = on_result
+        self.tally = RunTally()
+        self._checks: dict[tuple[str, str], Check] = {}
+        self._cases: list[HubTestCase] = []
+        self._roles: dict[str, str] = {}  # test case id -> role of a reply not from "assistant"
+        self._outputs = agent_outputs(agent, self._roles)  # one function: one signature check
+        self._started: dict[str, Any] = {}  # test case id -> when a worker started it
+        self._pending: list[EvaluationResult] = []  # finished, not stored yet
+        self._stored: list[EvaluationResult] = []  # stored, not yet passed to on_result
+        self._stopping = asyncio.Event()
         self._write_error: BaseException | None = None
-        self._bar_handle: Any = None
+        self._callback_failures = 0
+        self._bar: Any = None
         self._bar_counts: dict[str, int] = {}
 
     async def run(self, test_cases: Sequence[HubTestCase]) -> Evaluation:
         """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
-        evaluations = self.hub.evaluations
-        evaluations._claim(self.evaluation.id)  # refused while another live run holds it
-        beat = asyncio.create_task(beat_forever(lambda: evaluations._beat(self.evaluation.id)))
-        self._bar_handle = self._bar(len(test_cases))
-        queue: Iterator[HubTestCase] = iter(test_cases)
-
-        async def worker() -> None:
-            for test_case in queue:
-                if self._write_error is not None:
-                    raise self._write_error
-                self._enqueue(await self.run_one(test_case))
-
-        workers = min(self.evaluation.max_concurrency, len(test_cases)) or 1
+        evaluation_id = self.evaluation.id
+        self.store.claim(self.evaluation)  # refused while another live run holds it
+        beat = asyncio.create_task(beat_forever(lambda: self.store.beat(evaluation_id)))
+        flusher = asyncio.create_task(self._store_every(STORE_SECONDS))
+        self._bar = self._progress_bar(len(test_cases))
         try:
-            async with asyncio.TaskGroup() as group:
-                for _ in range(workers):
-                    group.create_task(worker())
-            self._flush()
+            with frozen():  # the session's objects out of the collector's sight meanwhile
+                runnable = self._prepare(test_cases)
+                scenarios = (self._scenario(case, checks) for case, checks in runnable)
+                await run_scenarios(  # each scenario is built when a worker pulls it
+                    scenarios,
+                    max_concurrency=self.evaluation.max_concurrency,
+                    timeout=self.evaluation.timeout,
+                    on_result=self._finished,
+                    size=len(runnable),
+                )
+                self._stopping.set()
+                await flusher  # stores and notifies what is left
             if self._write_error is not None:
                 raise self._write_error
-        except asyncio.CancelledError:
-            self._flush()  # every finished result is stored before the run stops
-            evaluations._set_status(self.evaluation.id, "interrupted")
-            raise
-        except BaseExceptionGroup as group_error:
-            self._flush()
-            error = group_error.exceptions[0]
-            evaluations._set_status(
-                self.evaluation.id, "error", error=f"{type(error).__name__}: {error}"
-            )
-            raise error from None
         except BaseException as exc:
-            self._flush()
-            failed = exc is self._write_error
-            evaluations._set_status(
-                self.evaluation.id,
+            flusher.cancel()
+            self._write_pending()  # every finished result is stored before the run stops
+            failed = isinstance(exc, Exception) and not isinstance(exc, asyncio.CancelledError)
+            self.store.set_status(
+                evaluation_id,
                 "error" if failed else "interrupted",
                 error=f"{type(exc).__name__}: {exc}" if failed else None,
+                tally=self.tally,
             )
+            await self._notify_stopping()
             raise
         finally:
             beat.cancel()
-            if self._bar_handle is not None:
-                self._bar_handle.close()
-        return evaluations._set_status(self.evaluation.id, "finished")
+            if self._bar is not None:
+                self._bar.close()
+        return self.store.set_status(evaluation_id, "finished", tally=self.tally)
+
+    # -- building the scenarios ----------------------------------------------------------------------
+
+    def _prepare(self, cases: Sequence[HubTestCase]) -> list[tuple[HubTestCase, list[Check]]]:
+        """Each test case with its checks; one whose checks cannot be built is an ERROR result now."""
+        runnable = []
+        for case in cases:
+            try:
+                checks = [self._check(s) for s in case.checks if s.enabled]
+            except GiskardNBError as exc:
+                self._pending.append(self._result(case, _errored(case, exc, phase="checks")))
+            else:
+                runnable.append((case, checks))
+        self._cases = [case for case, _ in runnable]
+        return runnable
 
     def _check(self, spec: CheckSpec) -> Check:
         """The check for a spec, built once per run (checks are stateless models)."""
-        dump = spec.model_dump(
-            mode="json", context={"reveal_secrets": True}
-        )  # keys differ by secret
-        key = json.dumps(dump, sort_keys=True, default=str)
+        key = (spec.identifier, to_json(spec.params, fallback=str).decode())
         check = self._checks.get(key)
         if check is None:
             check = self._checks[key] = build_check(spec, self.custom_checks)
         return check
 
-    def _enqueue(self, result: EvaluationResult) -> None:
-        """Store ``result`` at the next turn of the event loop, with the others finished in this turn
-        (one transaction for all of them: results that complete together are written together)."""
-        self._pending.append(result)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush)
+    def _scenario(self, case: HubTestCase, checks: list[Check]) -> Scenario:
+        self._started[case.id] = utcnow()  # a worker starts it now: results list in this order
+        return scenario_for(case, checks, outputs=self._outputs)
 
-    def _flush(self) -> None:
-        self._flush_scheduled = False
+    # -- results -------------------------------------------------------------------------------------
+
+    async def _finished(self, index: int, scenario_result: ScenarioResult) -> None:
+        """``on_result`` of the engine: classify a failure, then queue the result for storage."""
+        case = self._cases[index]
+        verdict = None
+        if scenario_result.status is CheckStatus.FAIL:
+            last = scenario_result.final_trace.last
+            verdict = await self.classifier.classify(
+                checks=[outcome(r) for r in scenario_result.check_results],
+                reply=None if last is None else last.outputs,
+                messages=case.conversation,
+            )
+        self._pending.append(self._result(case, scenario_result, verdict))
+        if len(self._pending) >= STORE_BATCH:
+            self._write_pending()
+        if self._write_error is not None:
+            raise self._write_error
+
+    def _result(
+        self, case: HubTestCase, scenario_result: ScenarioResult, verdict: Any = None
+    ) -> EvaluationResult:
+        started = self._started.pop(case.id, None) or utcnow()
+        classified = {}
+        if verdict is not None:
+            classified = {
+                "failure_category": verdict.category,
+                "failure_category_source": verdict.source,
+                "failure_category_reason": verdict.reason,
+                "failure_category_usage": verdict.usage,
+            }
+        return EvaluationResult(
+            evaluation_id=self.evaluation.id,
+            test_case_id=case.id,
+            messages=case.messages,
+            scenario_result=scenario_result,
+            reply_role=self._roles.pop(case.id, "assistant"),
+            created_at=started,
+            updated_at=started,
+            **classified,
+        )
+
+    async def _store_every(self, seconds: float) -> None:
+        """Store the queued results every ``seconds`` and call ``on_result`` with them (one caller,
+        so callbacks come in the order results were stored); at the end, the last ones."""
+        stopping = False
+        while not stopping:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), seconds)
+            stopping = self._stopping.is_set()
+            self._write_pending()
+            batch, self._stored = self._stored, []
+            await self._notify(batch)
+
+    def _write_pending(self) -> None:
+        """Store the queued results (one transaction); a database failure is kept to be raised."""
         batch, self._pending = self._pending, []
         if not batch or self._write_error is not None:
             return
         try:
-            with self.hub._db.write() as conn:
-                for result in batch:
-                    self.hub.evaluations.results._save(conn, result, replace=self.replace)
-        except Exception:
-            # one result that cannot be written must not take the batch down: write them one by one
-            try:
-                for result in batch:
-                    self._save_alone(result)
-            except BaseException as exc:  # the database itself fails: surfaced by workers and run()
-                self._write_error = exc
-                return
+            stored, replaced = self.store.save_results(batch, replace=self.replace)
         except BaseException as exc:  # surfaced by the workers and by run()
             self._write_error = exc
             return
-        bar = self._bar_handle
-        if bar is not None:
-            for result in batch:
+        self.tally.add(stored, replaced)
+        if self.on_result is not None:
+            self._stored.extend(stored)
+        if self._bar is not None:
+            for result in stored:
                 self._bar_counts[result.status] = self._bar_counts.get(result.status, 0) + 1
-            bar.set_postfix_str(_bar_postfix(self._bar_counts), refresh=False)
-            bar.update(len(batch))
+            self._bar.set_postfix_str(_bar_postfix(self._bar_counts), refresh=False)
+            self._bar.update(len(batch))
 
-    def _save_alone(self, result: EvaluationResult) -> None:
-        """Write one result in its own transaction; if it cannot be written, store an ERROR result
-        saying why instead (so the run goes on and a resume does not meet the same case again). A
-        result another run already stored for the test case (a concurrent resume) is left as it is."""
-        results = self.hub.evaluations.results
-        try:
-            with self.hub._db.write() as conn:
-                results._save(conn, result, replace=self.replace)
+    async def _notify(self, stored: list[EvaluationResult]) -> None:
+        if self.on_result is None:
             return
-        except sa.exc.IntegrityError:
-            if not self.replace and results.list(
-                self.evaluation.id, test_case_id=result.test_case_id
-            ):
-                return  # stored meanwhile by another run of the same evaluation
-            reason = "the result could not be stored (integrity error)"
-        except Exception as exc:
-            reason = f"the result could not be stored: {type(exc).__name__}: {exc}"
-        with self.hub._db.write() as conn:
-            results._save(conn, _unstorable(result, reason[:2000]), replace=self.replace)
+        for result in stored:
+            try:
+                out = self.on_result(result)
+                if inspect.isawaitable(out):
+                    await out
+            except Exception as exc:  # the results are stored: say so and carry on
+                self._callback_failed(exc)
 
-    async def run_one(self, test_case: HubTestCase) -> EvaluationResult:
-        """Run one test case and classify a failure; never raises for agent or check problems."""
-        started = utcnow()
-        try:
-            checks = [self._check(s) for s in test_case.checks if s.enabled]
-        except GiskardNBError as exc:
-            scenario_result = _errored(test_case, exc, phase="checks")
-            outcome: AgentOutput | None = None
-        else:
-            captured: dict[str, AgentOutput] = {}
+    async def _notify_stopping(self) -> None:
+        """``on_result`` for the last results while the run stops: whatever happens, the run's own
+        exception is the one raised."""
+        batch, self._stored = self._stored, []
+        with contextlib.suppress(BaseException):  # a second interrupt while stopping: stop now
+            await self._notify(batch)
 
-            async def agent(messages: Sequence[Any]) -> AgentOutput:
-                captured["output"] = out = await self.agent(messages)
-                return out
-
-            self._built[test_case.id] = checks
-            scenario = scenario_for(test_case, checks, agent)
-            scenario_result = await scenario.run(timeout=self.evaluation.timeout)
-            outcome = captured.get("output")
-        return await self._result(test_case, scenario_result, outcome, started)
-
-    async def _result(
-        self,
-        test_case: HubTestCase,
-        scenario_result: ScenarioResult,
-        output: AgentOutput | None,
-        started: Any,
-    ) -> EvaluationResult:
-        results = scenario_result.check_results
-        built = self._built.pop(test_case.id, [])
-        if len(built) == len(results):  # name each outcome after the check that produced it
-            checks = [outcome(r, c) for r, c in zip(results, built, strict=True)]
-        else:
-            checks = [outcome(r) for r in results]
-        status = scenario_result.status.value
-        usage = scenario_result.usage
-        category = source = reason = None
-        if status == "fail":
-            verdict = await self.classifier.classify(
-                checks=checks,
-                reply=output.content if output else None,
-                messages=test_case.conversation,
+    def _callback_failed(self, exc: Exception) -> None:
+        self._callback_failures += 1
+        if self._callback_failures == 1:
+            warnings.warn(
+                f"on_result raised {type(exc).__name__}: {exc}. The results are stored and the "
+                "evaluation goes on; later failures of this callback are logged (logger "
+                f"{logger.name!r}).",
+                RuntimeWarning,
+                stacklevel=2,
             )
-            category, source, reason = verdict.category, verdict.source, verdict.reason
-            usage = usage + verdict.usage
-        return EvaluationResult(
-            evaluation_id=self.evaluation.id,
-            test_case_id=test_case.id,
-            status=status,
-            messages=test_case.messages,
-            tags=test_case.tags,
-            agent_output=output,
-            error=scenario_result.error,
-            checks=checks,
-            failure_category=category,
-            failure_category_source=source,
-            failure_category_reason=reason,
-            duration_ms=scenario_result.duration_ms,
-            usage=usage,
-            scenario_result=scenario_result,
-            created_at=started,
-        )
+        else:
+            logger.warning("on_result raised %s: %s", type(exc).__name__, exc)
 
-    def _bar(self, total: int) -> Any:
+    def _progress_bar(self, total: int) -> Any:
         if not self.progress or total == 0:
             return None
         from tqdm.auto import tqdm
@@ -282,57 +337,12 @@ def _bar_postfix(counts: dict[str, int]) -> str:
     return ", ".join(f"{counts.get(s, 0)} {s}" for s in shown)
 
 
-def outcome(result: CheckResult, check: Check | None = None) -> CheckOutcome:
-    """The Hub's summary of one core ``CheckResult`` (named after ``check`` when given: wrappers such
-    as ``Not`` pass their inner check's details on)."""
-    metrics = {m.name: m.value for m in result.metrics}
-    details = result.details
-    score = next(
-        (
-            float(v)
-            for v in (details.get("score"), details.get("similarity"), metrics.get("score"))
-            if isinstance(v, int | float) and not isinstance(v, bool)
-        ),
-        None,
-    )
-    threshold = details.get("threshold")
-    return CheckOutcome(
-        name=check.label if check is not None else (result.check_name or "check"),
-        kind=type(check)._kind if check is not None else details.get("check_kind"),
-        status=result.status.value,
-        message=result.message,
-        score=score,
-        threshold=float(threshold) if isinstance(threshold, int | float) else None,
-        metrics=metrics,
-    )
+def _name(case: HubTestCase) -> str:
+    return case.name or f"test case {case.position + 1}"
 
 
-def _unstorable(result: EvaluationResult, reason: str) -> EvaluationResult:
-    """The minimal ERROR result stored in place of one that could not be written."""
-    error = TestCaseError(message=reason, exception_type="StorageError", phase="storage")
-    scenario = ScenarioResult(
-        scenario_name=result.scenario_result.scenario_name,
-        steps=[TestCaseResult(error=error)],
-        tags=list(result.tags),
-    )
-    return EvaluationResult(
-        id=result.id,
-        evaluation_id=result.evaluation_id,
-        test_case_id=result.test_case_id,
-        status="error",
-        messages=result.messages,
-        tags=result.tags,
-        error=reason,
-        duration_ms=result.duration_ms,
-        scenario_result=scenario,
-        created_at=result.created_at,
-    )
-
-
-def _errored(test_case: HubTestCase, exc: BaseException, *, phase: str) -> ScenarioResult:
+def _errored(case: HubTestCase, exc: BaseException, *, phase: str) -> ScenarioResult:
     error = TestCaseError(message=str(exc), exception_type=type(exc).__name__, phase=phase)
     return ScenarioResult(
-        scenario_name=test_case.name or f"test case {test_case.position + 1}",
-        steps=[TestCaseResult(error=error)],
-        tags=list(test_case.tags),
+        scenario_name=_name(case), steps=[TestCaseResult(error=error)], tags=list(case.tags)
     )

@@ -64,7 +64,7 @@ class Hub:
         self.datasets = DatasetsResource(store)
         self.test_cases = TestCasesResource(store)
         self.checks = ChecksResource(store)
-        self.evaluations = EvaluationsResource(self)  # the Hub, until the evaluation rework's merge
+        self.evaluations = EvaluationsResource(store)
         self.projects.scenarios = ScenariosResource(store)
         self.knowledge_bases = KnowledgeBasesResource(store)
         self.scheduled_evaluations = ScheduledEvaluationsResource(store)

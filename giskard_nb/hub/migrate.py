@@ -1,20 +1,39 @@
-"""Bringing an older Hub database up to this version's tables, when it is opened.
+"""Bringing an older Hub database up to this version's tables and records, when it is opened.
 
-New tables are created by ``metadata.create_all``. New columns of existing tables are nullable (a
-rule for every schema change), so an older database gains them with ``ALTER TABLE ... ADD COLUMN``,
-empty; what older rows lack is read as "not recorded". Older versions of giskard-nb keep opening the
-upgraded file: they select their own columns and never see the new ones. ``hub_meta`` keeps the
-layout version (``table_layout``) the file was last brought up to.
+Tables: new tables are created by ``metadata.create_all``. New columns of existing tables are nullable
+(a rule for every schema change), so an older database gains them with ``ALTER TABLE ... ADD COLUMN``,
+empty; what older rows lack is read as "not recorded". ``hub_meta`` keeps the layout version
+(``table_layout``) the file was last brought up to.
+
+Records: a record carries the schema version it was written with. When a file's ``schema_version``
+(in ``hub_meta``) is older than this version's, the records whose shape changed are rewritten in the
+new shape (``RECORD_UPGRADES``, one function per table), in the opening transaction, and the file's
+version is raised. From then on older versions of giskard-nb refuse the file with a clear message
+(upgrade giskard-nb); rows they still write meanwhile are read in their old shape too.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 import sqlalchemy as sa
 
-__all__ = ["TABLE_LAYOUT", "add_missing_columns"]
+__all__ = [
+    "RECORD_UPGRADES",
+    "TABLE_LAYOUT",
+    "add_missing_columns",
+    "add_missing_indexes",
+    "upgrade_evaluation_results",
+    "upgrade_records",
+]
 
-#: The version of the tables' layout (2: owner host, pid and heartbeat of evaluations and scans).
-TABLE_LAYOUT = 2
+#: The version of the tables' layout (2: owner host, pid and heartbeat of evaluations and scans;
+#: 3: the index columns of evaluation results and their listing index).
+TABLE_LAYOUT = 3
+
+_BATCH = 1000
+logger = logging.getLogger(__name__)
 
 
 def add_missing_columns(conn: sa.Connection, metadata: sa.MetaData) -> list[str]:
@@ -36,3 +55,67 @@ def add_missing_columns(conn: sa.Connection, metadata: sa.MetaData) -> list[str]
             conn.exec_driver_sql(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}')
             added.append(f"{table.name}.{column.name}")
     return added
+
+
+def add_missing_indexes(conn: sa.Connection, metadata: sa.MetaData) -> list[str]:
+    """Create every index ``metadata`` declares and the database's existing tables lack; returns
+    their names."""
+    inspector = sa.inspect(conn)
+    existing_tables = set(inspector.get_table_names())
+    added = []
+    for table in metadata.sorted_tables:
+        if table.name not in existing_tables:
+            continue
+        present = {i["name"] for i in inspector.get_indexes(table.name)}
+        for index in table.indexes:
+            if index.name not in present:
+                index.create(conn)
+                added.append(str(index.name))
+    return added
+
+
+def upgrade_evaluation_results(conn: sa.Connection, below: int) -> int:
+    """Rewrite evaluation results written before schema version 2 (which copied status, checks,
+    usage... beside their ScenarioResult) as version-2 rows with their index columns; returns how
+    many. A row that cannot be read is left as it is (reading it later says why)."""
+    from giskard_nb.hub import schema
+    from giskard_nb.hub.result_rows import read_model, result_row
+
+    t = schema.results
+    update = sa.update(t).where(t.c.id == sa.bindparam("old_id"))
+    done, last = 0, ""
+    while True:
+        rows = (
+            conn.execute(
+                sa.select(t)
+                .where(t.c.schema_version < below, t.c.id > last)
+                .order_by(t.c.id)
+                .limit(_BATCH)
+            )
+            .mappings()
+            .all()
+        )
+        if not rows:
+            return done
+        last = rows[-1]["id"]
+        updates = []
+        for row in rows:
+            try:
+                updates.append({**result_row(read_model(row)), "old_id": row["id"]})
+            except Exception as exc:  # a damaged row: kept, reading it reports the problem
+                logger.warning("evaluation result %s left unconverted: %s", row["id"], exc)
+        if updates:
+            conn.execute(update, updates)
+            done += len(updates)
+
+
+#: Per table: how its records are brought up to this schema version (``fn(conn, below=version)``).
+RECORD_UPGRADES: dict[str, Callable[[sa.Connection, int], int]] = {
+    "hub_evaluation_results": upgrade_evaluation_results,
+}
+
+
+def upgrade_records(conn: sa.Connection, version: int) -> dict[str, int]:
+    """Rewrite every record older than ``version`` whose table has an upgrade; returns the number
+    rewritten per table."""
+    return {table: upgrade(conn, version) for table, upgrade in RECORD_UPGRADES.items()}

@@ -23,6 +23,7 @@ __all__ = [
     "metadata",
     "projects",
     "record_table",
+    "result_index_columns",
     "results",
     "run_owner_columns",
     "test_cases",
@@ -76,6 +77,33 @@ def run_owner_columns() -> list[sa.Column]:
         sa.Column("owner_host", sa.String(255), nullable=True),
         sa.Column("owner_pid", sa.Integer, nullable=True),
         sa.Column("heartbeat_at", UTCDateTime, nullable=True),
+    ]
+
+
+def result_index_columns() -> list[sa.Column]:
+    """What the results' DataFrame and summaries read without parsing the ScenarioResult, extracted
+    when a result is written (``giskard_nb.hub.result_rows``): the conversation (JSON), the question,
+    the reply and its metadata (JSON), the error, the tags (JSON), the failure category's title and
+    source, check counts, duration and usage. Nullable (table layout 3), so that older databases gain
+    them empty (``hub.migrate``)."""
+    text = (
+        "messages",
+        "question",
+        "agent_output",
+        "agent_metadata",
+        "error",
+        "tags",
+        "failure_category_title",
+        "failure_category_source",
+    )
+    integers = ("n_checks", "n_failed_checks", "prompt_tokens", "completion_tokens")
+    return [
+        *(sa.Column(name, sa.Text, nullable=True) for name in text),
+        *(sa.Column(name, sa.Integer, nullable=True) for name in integers),
+        sa.Column("total_tokens", sa.Integer, nullable=True),
+        sa.Column("llm_calls", sa.Integer, nullable=True),
+        sa.Column("duration_ms", sa.Float, nullable=True),
+        sa.Column("cost_usd", sa.Float, nullable=True),
     ]
 
 
@@ -136,7 +164,11 @@ results = record_table(
     sa.Column("status", sa.String(8), nullable=False),
     sa.Column("failure_category", sa.String(100), nullable=True),
     sa.Column("scenario_result", sa.Text, nullable=False),
+    *result_index_columns(),
     sa.UniqueConstraint("evaluation_id", "test_case_id", name="uq_hub_results_test_case"),
+    sa.Index(
+        "ix_hub_results_order", "evaluation_id", "created_at", "id"
+    ),  # listing order (layout 3)
 )
 
 audit_log = sa.Table(

@@ -7,7 +7,6 @@ was kept when a run is cancelled, and opens a ResultsViewer on an outcome.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -145,6 +144,8 @@ class HubBackend:
             )
         self.max_concurrency, self.timeout = max_concurrency, timeout
         self.evaluation_id: str | None = None
+        self._dataset_id: str | None = None
+        self._known: set[str] = set()
 
     @property
     def agents(self) -> list[str]:
@@ -158,44 +159,44 @@ class HubBackend:
         return len(self.hub.test_cases.list(self._datasets[dataset], status="active"))
 
     async def run(self, agent: str, dataset: str, report: Report) -> Any:
+        """Run the evaluation; ``report`` receives the counts as each result is stored (the run's
+        ``on_result`` callback: nothing polls the database)."""
         evaluations = self.hub.evaluations
         dataset_id = self._datasets[dataset]
-        known = {e.id for e in evaluations.list(dataset_id=dataset_id)}
-        common = {"progress": False, "max_concurrency": self.max_concurrency}
-        common["timeout"] = self.timeout
+        self._known = {e.id for e in evaluations.list(dataset_id=dataset_id)}
+        self._dataset_id = dataset_id
+        counts = _zero()
+
+        def stored(result: Any) -> None:
+            self.evaluation_id = result.evaluation_id
+            counts[result.status] = counts.get(result.status, 0) + 1
+            report(dict(counts))
+
+        common = {
+            "progress": False,
+            "max_concurrency": self.max_concurrency,
+            "timeout": self.timeout,
+            "on_result": stored,
+        }
+        self.evaluation_id = None
         if agent in self._local:
-            coro = evaluations.acreate_local(
+            return await evaluations.acreate_local(
                 self._local[agent], dataset_id, agent_name=agent, **common
             )
-        else:
-            coro = evaluations.acreate(self.project_id, self._remote[agent], dataset_id, **common)
-        self.evaluation_id = None
-        task = asyncio.ensure_future(coro)
-        try:
-            while not task.done():
-                await asyncio.wait({task}, timeout=0.2)
-                self._poll(dataset_id, known, report)
-            return task.result()
-        finally:
-            if not task.done():
-                task.cancel()
-                await asyncio.wait({task})
-
-    def _poll(self, dataset_id: str, known: set[str], report: Report) -> None:
-        evaluations = self.hub.evaluations
-        if self.evaluation_id is None:
-            new = [e for e in evaluations.list(dataset_id=dataset_id) if e.id not in known]
-            if not new:
-                return
-            self.evaluation_id = new[-1].id
-        counts = _zero()
-        for row in evaluations.results.iter_raw(self.evaluation_id):
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
-        report(counts)
+        return await evaluations.acreate(self.project_id, self._remote[agent], dataset_id, **common)
 
     def partial(self) -> Any:
-        if self.evaluation_id is None:
-            return None
+        if self.evaluation_id is None:  # cancelled before a result was stored: the new evaluation
+            if self._dataset_id is None:
+                return None
+            new = [
+                e
+                for e in self.hub.evaluations.list(dataset_id=self._dataset_id)
+                if e.id not in self._known
+            ]
+            if not new:
+                return None
+            self.evaluation_id = new[-1].id
         return self.hub.evaluations.retrieve(self.evaluation_id)
 
     def viewer(self, outcome: Any, page_size: int) -> ResultsViewer | None:

@@ -50,6 +50,39 @@ async def test_results_keep_input_order_and_concurrency_is_bounded():
     assert running["peak"] == 1
 
 
+async def test_an_async_on_result_is_awaited_and_run_scenarios_takes_a_lazy_iterable():
+    from giskard_nb.core.suite import run_scenarios
+
+    async def agent(inputs):
+        await asyncio.sleep(0)
+        return inputs
+
+    suite = Suite("s", target=agent)
+    for i in range(6):
+        suite.append(Scenario(f"s{i}").interact(i).check(Equals(expected_value=i)))
+    seen = []
+
+    async def on_result(index, result):
+        await asyncio.sleep(0)
+        seen.append((index, result.status.value))
+
+    r = await suite.run(max_concurrency=3, on_result=on_result)
+    assert r.passed_count == 6 and sorted(seen) == [(i, "pass") for i in range(6)]
+
+    built = []
+
+    def lazy():
+        for i in range(5):
+            built.append(i)  # built when a worker pulls it
+            yield Scenario(f"l{i}").interact(i).check(Equals(expected_value=i))
+
+    got = []
+    await run_scenarios(lazy(), agent, max_concurrency=2, on_result=lambda i, res: got.append(i))
+    assert built == list(range(5)) and sorted(got) == list(range(5))
+    with pytest.raises(ValueError, match="size="):
+        await run_scenarios(lazy(), agent, max_concurrency=None)
+
+
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5])
 async def test_invalid_max_concurrency(bad):
     with pytest.raises(ValueError, match="max_concurrency"):

@@ -16,6 +16,7 @@ from giskard_nb import Equals, Hub, Scenario, Suite, TestCase, Trace
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.hub.resources.agents import AgentsResource
 from giskard_nb.hub.resources.datasets import DatasetsResource
+from giskard_nb.hub.resources.evaluations import EvaluationsResource
 from giskard_nb.hub.resources.knowledge_bases import KnowledgeBasesResource
 from giskard_nb.hub.resources.playground_chats import PlaygroundChatsResource
 from giskard_nb.hub.resources.scans import ScansResource
@@ -49,12 +50,16 @@ TWINS = [
     (ScheduledEvaluationsResource, "run_due", "arun_due"),
     (ScheduledEvaluationsResource, "run_now", "arun_now"),
     (ScansResource, "create", "acreate"),
+    (EvaluationsResource, "create", "acreate"),
+    (EvaluationsResource, "create_local", "acreate_local"),
+    (EvaluationsResource, "resume", "aresume"),
+    (EvaluationsResource, "rerun_errored", "arerun_errored"),
     (ScansResource, "resume", "aresume"),
     (scan_runner, "run_scan_sync", "run_scan"),
 ]
 
 #: Hand-written twins still waiting for sync_twin: files other branches are rewriting (issue 14).
-PENDING = {"hub/resources/evaluations.py"}
+PENDING: set[str] = set()
 
 
 def _sources() -> dict[str, str]:

@@ -86,15 +86,19 @@ def test_results_and_relabels_are_recorded(mem_hub: Hub) -> None:
     evaluation = mem_hub.evaluations.create_local(lambda m: "no", dataset.id, progress=False)
     (result,) = evaluation.results()
     mem_hub.evaluations.results.relabel(result.id, "policy_violation")
-    entries = mem_hub.audit.history(result.id)
-    assert [e.action for e in entries] == ["create", "update"]
-    assert entries[0].triggered_by == evaluation.id and entries[0].project_id == project.id
-    assert entries[0].changes["status"] == "fail"
-    assert entries[1].changes["failure_category"]["after"]["identifier"] == "policy_violation"
-    assert entries[1].changes["failure_category_source"] == {"before": "rule", "after": "user"}
-    changes = [e.changes for e in mem_hub.audit.history(evaluation.id)]
-    assert changes[1]["status"] == {"before": "running", "after": "finished"}
-    assert changes[2]["failure_categories"] == {  # the relabel moved the tally
+    # the run's results are one entry on the evaluation (not one per result); a relabel is the
+    # result's own entry
+    (relabel,) = mem_hub.audit.history(result.id)
+    assert relabel.action == "update" and relabel.project_id == project.id
+    assert relabel.changes["failure_category"]["after"]["identifier"] == "policy_violation"
+    assert relabel.changes["failure_category_source"] == {"before": "rule", "after": "user"}
+    entries = mem_hub.audit.history(evaluation.id)
+    assert [e.action for e in entries] == ["create", "update", "results", "update"]
+    stored = entries[2]
+    assert stored.triggered_by == evaluation.id and stored.project_id == project.id
+    assert stored.changes == {"written": 1, "replaced": 0, "by_status": {"fail": 1}}
+    assert entries[1].changes["status"] == {"before": "running", "after": "finished"}
+    assert entries[3].changes["failure_categories"] == {  # the relabel moved the tally
         "before": {"incorrect_answer": 1},
         "after": {"policy_violation": 1},
     }

@@ -10,9 +10,8 @@ import pytest
 
 from giskard_nb.core.reply import AgentOutput, to_agent_output
 from giskard_nb.errors import AgentError
-from giskard_nb.hub import Hub
+from giskard_nb.hub import Hub, evaluation_store
 from giskard_nb.hub.agents import parse_payload
-from giskard_nb.hub.resources.results import ResultsResource
 from giskard_nb.scan.agent import AgentReply, normalize_reply
 from tests.hub.conftest import rule_case
 
@@ -123,14 +122,14 @@ def test_a_result_that_cannot_be_written_is_an_error_alone(
     mem_hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dataset = _dataset(mem_hub, 8)
-    original = ResultsResource._row
+    original = evaluation_store.result_row  # how the run's store encodes a result
 
-    def fails_for_question_3(self, record):
+    def fails_for_question_3(record):
         if record.status != "error" and record.messages[-1].content == "question 3":
             raise TypeError("cannot encode this result")
-        return original(self, record)
+        return original(record)
 
-    monkeypatch.setattr(ResultsResource, "_row", fails_for_question_3)
+    monkeypatch.setattr(evaluation_store, "result_row", fails_for_question_3)
     evaluation = mem_hub.evaluations.create_local(
         lambda m: "answer", dataset.id, max_concurrency=8, progress=False
     )
@@ -142,7 +141,7 @@ def test_a_result_that_cannot_be_written_is_an_error_alone(
     _readable(mem_hub, evaluation.id)
     # resume has nothing left to do; a re-run of errors (once writable again) replaces it
     assert len(mem_hub.evaluations.resume(evaluation.id, agent=lambda m: "answer").results()) == 8
-    monkeypatch.setattr(ResultsResource, "_row", original)
+    monkeypatch.setattr(evaluation_store, "result_row", original)
     rerun = mem_hub.evaluations.rerun_errored(evaluation.id, agent=lambda m: "answer")
     assert rerun.counts["pass"] == 8
 
@@ -213,10 +212,17 @@ def test_a_surrogate_from_anywhere_else_is_still_stored_readable(mem_hub: Hub) -
     dataset = _dataset(mem_hub, 1)
     evaluation = mem_hub.evaluations.create_local(lambda m: "answer", dataset.id, progress=False)
     (result,) = evaluation.results()
-    check = result.checks[0].model_copy(update={"message": "a check said \ud800"})
-    odd = result.model_copy(update={"checks": [check]})
-    with mem_hub._db.write() as conn:
-        mem_hub.evaluations.results._save(conn, odd, replace=True)
+    step = result.scenario_result.steps[0]
+    check = step.results[0].model_copy(update={"message": "a check said \ud800"})
+    scenario = result.scenario_result.model_copy(
+        update={"steps": [step.model_copy(update={"results": [check]})]}
+    )
+    odd = result.model_copy(
+        update={"scenario_result": scenario, "failure_category_reason": "why \udc00"}
+    )
+    stored, replaced = mem_hub.evaluations.store.save_results([odd], replace=True)
+    assert replaced == 1 and stored[0].id == result.id
     (row,) = mem_hub.evaluations.results.iter_raw(evaluation.id)
     assert row["checks"][0]["message"] == "a check said \ufffd"
+    assert row["failure_category_reason"] == "why \ufffd"
     _readable(mem_hub, evaluation.id)

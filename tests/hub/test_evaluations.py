@@ -249,8 +249,13 @@ def test_rerun_errored_replaces_only_the_errors(mem_hub: Hub, setup) -> None:
     assert len(results) == 3 and errored[0].id in results  # replaced in place, same id
     assert results[errored[0].id].status == "pass"
     assert all(results[i] == r for i, r in kept.items())
-    history = [e.action for e in mem_hub.audit.history(errored[0].id)]
-    assert history == ["create", "update"]
+    # one audit entry per run for the results it stored (on the evaluation), not one per result
+    runs = [e.changes for e in mem_hub.audit.history(evaluation.id) if e.action == "results"]
+    assert runs == [
+        {"written": 3, "replaced": 0, "by_status": {"error": 1, "fail": 1, "pass": 1}},
+        {"written": 1, "replaced": 1, "by_status": {"pass": 1}},
+    ]
+    assert mem_hub.audit.history(errored[0].id) == []
 
 
 def test_tags_and_drafts_select_the_test_cases(mem_hub: Hub) -> None:

@@ -105,8 +105,8 @@ def test_insert_records_and_next_position_share_one_transaction(mem_hub: Hub) ->
     assert mem_hub.test_cases.create(dataset.id, messages="next").position == 3
 
 
-def test_a_resource_built_with_the_hub_uses_its_store(mem_hub: Hub) -> None:
-    legacy = ProjectsResource(mem_hub)  # the evaluation and scan resources, until they switch
-    assert legacy._store is mem_hub._store and legacy._hub is mem_hub
+def test_a_resource_takes_the_store_not_the_hub(mem_hub: Hub) -> None:
+    with pytest.raises(TypeError, match="ProjectsResource takes the Hub's store"):
+        ProjectsResource(mem_hub)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="ProjectsResource takes the Hub's store"):
         ProjectsResource(object())  # type: ignore[arg-type]

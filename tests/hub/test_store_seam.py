@@ -22,13 +22,7 @@ HUB = Path(__file__).resolve().parents[2] / "giskard_nb" / "hub"
 
 #: Files that still reach into the Hub or another resource, by path under giskard_nb/hub.
 # owned by the evaluation/scan rework: to be emptied when merged
-KNOWN = {
-    "evaluation.py",
-    "resources/evaluations.py",
-    "resources/results.py",
-    # the shim that keeps self._hub for the four resources above (deleted with them switched)
-    "resources/hub_compat.py",
-}
+KNOWN: set[str] = set()
 
 _SEAM = {"_db", "_secrets", "_store"}
 _SELF = {"self", "cls"}

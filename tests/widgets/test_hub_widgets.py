@@ -72,6 +72,24 @@ async def test_runner_stores_a_hub_evaluation_with_live_counts(hub_project):
     assert stored.failure_category_source == "user"
 
 
+async def test_runner_counts_come_from_the_run_not_from_polling(hub_project, monkeypatch):
+    hub, project, _dataset = hub_project
+    reports = []
+
+    def no_polling(*args, **kwargs):
+        raise AssertionError("the runner must not read the results while the run goes on")
+
+    monkeypatch.setattr(hub.evaluations.results, "iter_raw", no_polling)
+    monkeypatch.setattr(hub.evaluations.results, "list", no_polling)
+    from giskard_nb.widgets.backends import HubBackend
+
+    backend = HubBackend(hub, project.id, {"faq bot": faq_bot}, max_concurrency=2, timeout=None)
+    evaluation = await backend.run("faq bot", "faq", reports.append)
+    assert reports[-1] == {"pass": 2, "fail": 1, "error": 0, "skip": 0}
+    assert [sum(r.values()) for r in reports] == [1, 2, 3]  # one report per stored result
+    assert backend.evaluation_id == evaluation.id and backend.partial().id == evaluation.id
+
+
 def test_viewer_of_a_stored_evaluation_and_refused_labels(hub_project):
     hub, _project, dataset = hub_project
     evaluation = hub.evaluations.create_local(faq_bot, dataset.id, progress=False)

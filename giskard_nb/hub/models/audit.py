@@ -17,13 +17,15 @@ class AuditEntry(HubModel):
 
     ``changes`` maps a field to its new value (create), ``{"before", "after"}`` (update) or its last
     value (delete); an ``upload`` (test cases imported into a dataset, one entry per upload) holds
-    ``source``, ``test_cases`` (how many) and ``positions`` (first and last). Secrets are masked.
+    ``source``, ``test_cases`` (how many) and ``positions`` (first and last); ``results`` (what an
+    evaluation run stored, one entry per run, on the evaluation) holds ``written``, ``replaced`` and
+    ``by_status``. Secrets are masked.
     """
 
     id: str = Field(default_factory=new_id)
     created_at: datetime = Field(default_factory=utcnow)
     actor: str
-    action: Literal["create", "update", "delete", "upload"]
+    action: Literal["create", "update", "delete", "upload", "results"]
     entity_type: str
     entity_id: str
     project_id: str | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -22,13 +24,31 @@ __all__ = [
     "utcnow",
 ]
 
-#: The version of the stored format. Every record carries the version it was written with.
-#: 2: a scan attempt stores the engine's ``Attempt`` whole (``{"attempt": ...}``); 1: its fields flat.
+#: The version of the stored format. Every record carries the version it was written with. 2: an
+#: evaluation result wraps its ScenarioResult instead of copying status, checks, usage... from it, and
+#: a scan attempt stores the engine's ``Attempt`` whole (``{"attempt": ...}``); 1: copies, fields flat.
 SCHEMA_VERSION = 2
 
 
 def new_id() -> str:
-    return str(uuid.uuid4())
+    """A new record id: a time-ordered UUID (version 7, RFC 9562: 48 bits of Unix milliseconds, then
+    74 random bits). Records written together get neighbouring ids, so a batch of 10^3 results
+    touches a few pages of the id index instead of one page per row (random version-4 ids made
+    storing 10^5 results about twice as slow)."""
+    millis = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits, 74 of them used
+    value = (
+        (millis & _MILLIS_MASK) << 80
+        | 0x7 << 76
+        | (rand >> 68 & 0xFFF) << 64
+        | 0b10 << 62
+        | rand & _LOW_MASK
+    )
+    return str(uuid.UUID(int=value))
+
+
+_MILLIS_MASK = (1 << 48) - 1
+_LOW_MASK = (1 << 62) - 1
 
 
 def utcnow() -> datetime:

@@ -1,4 +1,5 @@
-"""Evaluations (one run of an agent over a dataset) and their results (one per test case)."""
+"""Evaluations (one run of an agent over a dataset) and their results (one per test case, defined in
+``giskard_nb.hub.models.evaluation_result``)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from giskard_nb.core.pass_rate import PassRate
-from giskard_nb.core.scenario_result import ScenarioResult
-from giskard_nb.core.usage import Usage
-from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
-from giskard_nb.hub.models.base import HubModel, HubRecord
-from giskard_nb.hub.models.project import FailureCategory
+from giskard_nb.hub.models.base import HubRecord
+from giskard_nb.hub.models.evaluation_result import CheckOutcome, EvaluationResult, ResultStatus
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CheckOutcome", "Evaluation", "EvaluationResult", "EvaluationStatus", "ResultStatus"]
 
-ResultStatus = Literal["pass", "fail", "error", "skip"]
 EvaluationStatus = Literal["running", "finished", "interrupted", "error"]
 
 
@@ -98,50 +95,3 @@ class Evaluation(HubRecord):
         from giskard_nb.hub.render import evaluation_html, safe_html
 
         return safe_html(evaluation_html, self)
-
-
-class CheckOutcome(HubModel):
-    """One check's outcome in a result: its status and reason, the score it measured (a similarity,
-    a judge's score...) and the threshold it compared it with, when it reports them."""
-
-    name: str
-    kind: str | None = None
-    status: ResultStatus
-    message: str | None = None
-    score: float | None = None
-    threshold: float | None = None
-    metrics: dict[str, float] = Field(default_factory=dict)
-
-
-class EvaluationResult(HubRecord):
-    """The outcome for one test case: the core ``ScenarioResult`` it was run as, plus Hub bookkeeping
-    (status, the conversation sent, the agent's output, per-check outcomes, the failure category,
-    duration and usage)."""
-
-    evaluation_id: str
-    test_case_id: str
-    status: ResultStatus
-    messages: list[ChatMessage] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
-    agent_output: AgentOutput | None = None
-    error: str | None = None
-    checks: list[CheckOutcome] = Field(default_factory=list)
-    failure_category: FailureCategory | None = None
-    failure_category_source: Literal["rule", "llm", "user"] | None = None
-    failure_category_reason: str | None = None
-    duration_ms: float = 0.0
-    usage: Usage = Field(default_factory=Usage)
-    scenario_result: ScenarioResult
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "pass"
-
-    def __repr__(self) -> str:
-        category = f" [{self.failure_category.identifier}]" if self.failure_category else ""
-        return f"<EvaluationResult {self.status.upper()}{category} test_case={self.test_case_id}>"
-
-    def _repr_html_(self) -> str:
-        from giskard_nb.hub.render import result_html, safe_html
-
-        return safe_html(result_html, self)

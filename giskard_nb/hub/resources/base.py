@@ -51,12 +51,11 @@ class Resource(Generic[R]):
     is_hub_resource: ClassVar[bool] = True
 
     def __init__(self, store: Store):
-        if not isinstance(
-            store, Store
-        ):  # the evaluation and scan resources, until they take the store
-            from giskard_nb.hub.resources.hub_compat import adopt_hub
-
-            store = adopt_hub(self, store)
+        if not isinstance(store, Store):
+            raise TypeError(
+                f"{type(self).__name__} takes the Hub's store (giskard_nb.hub.store.Store), got "
+                f"{type(store).__name__}"
+            )
         self._store = store
 
     @property

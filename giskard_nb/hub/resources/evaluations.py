@@ -4,6 +4,13 @@ Every method that runs something is a coroutine with a synchronous twin: ``acrea
 ``acreate_local``/``create_local``, ``aresume``/``resume``, ``arerun_errored``/``rerun_errored``. The
 twins work in scripts and inside a notebook's running loop (interrupting the kernel stops the run;
 finished results stay stored and ``resume`` completes the rest).
+
+Each of them takes ``on_result``: a function (sync or async) called with each ``EvaluationResult``
+once it is stored, in the order they are stored (within a quarter of a second of the result; see
+``giskard_nb.hub.evaluation``). An exception it raises does not stop the run nor lose a result: it
+is reported once as a ``RuntimeWarning`` (later ones are logged) and the run carries on.
+
+Runs write through ``store`` (``giskard_nb.hub.evaluation_store``), not through the ``Hub``.
 """
 
 from __future__ import annotations
@@ -12,23 +19,25 @@ from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import Any, Literal
 
-import sqlalchemy as sa
-
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.collector import paused
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.comparison import EvaluationComparison, compare_rows
+from giskard_nb.hub.evaluation_store import EvaluationStore
 from giskard_nb.hub.models.base import build, require_same_project, utcnow
 from giskard_nb.hub.models.dataset import HubTestCase
-from giskard_nb.hub.models.evaluation import Evaluation
+from giskard_nb.hub.models.evaluation import Evaluation, EvaluationResult
 from giskard_nb.hub.resources.base import Resource
 from giskard_nb.hub.resources.owned import OwnedRuns
 from giskard_nb.hub.resources.results import ResultsResource
+from giskard_nb.hub.store import Store
 from giskard_nb.hub.summary import EvaluationSummary, summarize
 
 __all__ = ["EvaluationsResource"]
 
 Classifier = Literal["auto", "rules", "llm"]
+OnResult = Callable[[EvaluationResult], Any]
 DEFAULT_MAX_CONCURRENCY = 8
 
 
@@ -40,9 +49,15 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
     table = schema.evaluations
     columns = ("project_id", "dataset_id", "agent_id", "status")
 
-    def __init__(self, hub: Any):
-        super().__init__(hub)
-        self.results = ResultsResource(hub)
+    def __init__(self, store: Store):
+        super().__init__(store)
+        #: What evaluation runs (and relabels) write through: the database, the actor, the audit.
+        self.store = EvaluationStore(
+            store.db,
+            lambda: store.actor,
+            lambda conn, id, changes: self._update(id, changes, conn=conn),
+        )
+        self.results = ResultsResource(store, self.store)
 
     # -- running -------------------------------------------------------------------------------------
 
@@ -58,12 +73,15 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         timeout: float | None = None,
         classifier: Classifier = "auto",
         progress: bool = True,
+        on_result: OnResult | None = None,
     ) -> Evaluation:
         """Evaluate a registered (remote) agent on the active test cases of a dataset (those having
         every tag in ``tags``). ``timeout`` bounds each test case (seconds); ``classifier`` picks how
-        failures are categorized ("auto": the LLM judge if one is configured, else the rule)."""
-        agent = self._hub.agents.retrieve(agent_id)
-        dataset = self._hub.datasets.retrieve(dataset_id)
+        failures are categorized ("auto": the LLM judge if one is configured, else the rule);
+        ``on_result(result)`` is called with each result once stored (see the module docstring: its
+        exceptions are reported, never lose a result)."""
+        agent = self._store.resources.agents.retrieve(agent_id)
+        dataset = self._store.resources.datasets.retrieve(dataset_id)
         require_same_project(
             project_id,
             ("agent", agent),
@@ -81,11 +99,11 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
             max_concurrency=max_concurrency,
             timeout=timeout,
         )
-        return await self._run(evaluation, None, classifier, progress, only="all", cases=cases)
+        return await self._run(
+            evaluation, None, classifier, progress, only="all", cases=cases, on_result=on_result
+        )
 
-    def create(self, project_id: str, agent_id: str, dataset_id: str, **kwargs: Any) -> Evaluation:
-        """``acreate`` from synchronous code."""
-        return run_sync(self.acreate(project_id, agent_id, dataset_id, **kwargs))
+    create = sync_twin(acreate)
 
     async def acreate_local(
         self,
@@ -99,13 +117,15 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         timeout: float | None = None,
         classifier: Classifier = "auto",
         progress: bool = True,
+        on_result: OnResult | None = None,
     ) -> Evaluation:
         """Evaluate a Python function (sync or async) taking the list of ``{role, content}`` messages
-        and returning a string, a message dict or an object with response and metadata."""
+        and returning a string, a message dict or an object with response and metadata. Options as
+        ``acreate`` (``on_result(result)``: called with each result once stored)."""
         from giskard_nb.hub.agents import LocalAgent
 
         local = LocalAgent(agent, name=agent_name)
-        dataset = self._hub.datasets.retrieve(dataset_id)
+        dataset = self._store.resources.datasets.retrieve(dataset_id)
         evaluation, cases = self._new(
             dataset.project_id,
             dataset.id,
@@ -117,11 +137,11 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
             max_concurrency=max_concurrency,
             timeout=timeout,
         )
-        return await self._run(evaluation, local, classifier, progress, only="all", cases=cases)
+        return await self._run(
+            evaluation, local, classifier, progress, only="all", cases=cases, on_result=on_result
+        )
 
-    def create_local(self, agent: Callable[..., Any], dataset_id: str, **kwargs: Any) -> Evaluation:
-        """``acreate_local`` from synchronous code."""
-        return run_sync(self.acreate_local(agent, dataset_id, **kwargs))
+    create_local = sync_twin(acreate_local)
 
     async def aresume(
         self,
@@ -130,15 +150,16 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         agent: Callable[..., Any] | None = None,
         classifier: Classifier = "auto",
         progress: bool = True,
+        on_result: OnResult | None = None,
     ) -> Evaluation:
         """Run only the test cases that have no result yet (after an interruption). A local
         evaluation needs its ``agent`` function again."""
         evaluation = self.retrieve(evaluation_id)
-        return await self._run(evaluation, agent, classifier, progress, only="missing")
+        return await self._run(
+            evaluation, agent, classifier, progress, only="missing", on_result=on_result
+        )
 
-    def resume(self, evaluation_id: str, **kwargs: Any) -> Evaluation:
-        """``aresume`` from synchronous code."""
-        return run_sync(self.aresume(evaluation_id, **kwargs))
+    resume = sync_twin(aresume)
 
     async def arerun_errored(
         self,
@@ -147,14 +168,15 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         agent: Callable[..., Any] | None = None,
         classifier: Classifier = "auto",
         progress: bool = True,
+        on_result: OnResult | None = None,
     ) -> Evaluation:
         """Run again the test cases whose result is an error, replacing those results."""
         evaluation = self.retrieve(evaluation_id)
-        return await self._run(evaluation, agent, classifier, progress, only="errored")
+        return await self._run(
+            evaluation, agent, classifier, progress, only="errored", on_result=on_result
+        )
 
-    def rerun_errored(self, evaluation_id: str, **kwargs: Any) -> Evaluation:
-        """``arerun_errored`` from synchronous code."""
-        return run_sync(self.arerun_errored(evaluation_id, **kwargs))
+    rerun_errored = sync_twin(arerun_errored)
 
     # -- reading -------------------------------------------------------------------------------------
 
@@ -175,9 +197,12 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
     def summary(self, evaluation_id: str) -> EvaluationSummary:
         """Pass rate overall, per check, per failure category and per tag, from the stored results."""
         evaluation = self.retrieve(evaluation_id)
-        return summarize(
-            evaluation, self.results.iter_raw(evaluation_id), n_test_cases=evaluation.n_test_cases
-        )
+        with paused():
+            return summarize(
+                evaluation,
+                self.results.iter_raw(evaluation_id),
+                n_test_cases=evaluation.n_test_cases,
+            )
 
     def compare(self, before_id: str, after_id: str) -> EvaluationComparison:
         """Per-case changes between two evaluations of the same dataset (pass→fail, fail→pass...)."""
@@ -187,12 +212,13 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
                 f"evaluations {before.name!r} and {after.name!r} ran on different datasets: only "
                 "evaluations of the same dataset can be compared case by case"
             )
-        return compare_rows(
-            before,
-            after,
-            list(self.results.iter_raw(before_id)),
-            list(self.results.iter_raw(after_id)),
-        )
+        with paused():
+            return compare_rows(
+                before,
+                after,
+                list(self.results.iter_raw(before_id)),
+                list(self.results.iter_raw(after_id)),
+            )
 
     # -- internals -----------------------------------------------------------------------------------
 
@@ -225,9 +251,10 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         return self._create(evaluation), cases
 
     def _cases(self, evaluation: Evaluation) -> list[HubTestCase]:
-        return self._hub.test_cases.list(
-            evaluation.dataset_id, tags=evaluation.tags or None, status="active"
-        )
+        with paused():  # 10^4 test cases read at once: see giskard_nb.core.collector
+            return self._store.resources.test_cases.list(
+                evaluation.dataset_id, tags=evaluation.tags or None, status="active"
+            )
 
     async def _run(
         self,
@@ -238,6 +265,7 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         *,
         only: Literal["all", "missing", "errored"],
         cases: list[HubTestCase] | None = None,
+        on_result: OnResult | None = None,
     ) -> Evaluation:
         from giskard_nb.hub.agents import LocalAgent, RemoteAgent
         from giskard_nb.hub.evaluation import EvaluationRun
@@ -245,14 +273,14 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
 
         cases = self._cases(evaluation) if cases is None else cases
         if only != "all":
-            stored = {r["test_case_id"]: r["status"] for r in self.results.iter_raw(evaluation.id)}
+            stored = self.store.statuses(evaluation.id)
             # the test cases of the evaluation: those that existed when it was created
             cases = [c for c in cases if c.created_at <= evaluation.created_at]
             if only == "missing":
                 cases = [c for c in cases if c.id not in stored]
             else:
                 cases = [c for c in cases if stored.get(c.id) == "error"]
-        project = self._hub.projects.retrieve(evaluation.project_id)
+        project = self._store.resources.projects.retrieve(evaluation.project_id)
         categorizer = FailureClassifier.create(project.failure_categories, classifier)
         async with AsyncExitStack() as stack:
             if agent is not None:
@@ -265,58 +293,16 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
             elif evaluation.agent_id is None:
                 raise GiskardValidationError(f"evaluation {evaluation.name!r} has no agent")
             else:
-                remote = self._hub.agents.retrieve(evaluation.agent_id)
+                remote = self._store.resources.agents.retrieve(evaluation.agent_id)
                 caller = await stack.enter_async_context(RemoteAgent(remote))
-            self.results._projects[evaluation.id] = evaluation.project_id
             run = EvaluationRun(
-                self._hub,
+                self.store,
                 evaluation,
                 caller,
                 classifier=categorizer,
-                custom_checks=self._hub.checks.by_identifier(evaluation.project_id),
+                custom_checks=self._store.resources.checks.by_identifier(evaluation.project_id),
                 progress=progress,
                 replace=only == "errored",
+                on_result=on_result,
             )
             return await run.run(cases)
-
-    def _set_status(
-        self, evaluation_id: str, status: str, *, error: str | None = None
-    ) -> Evaluation:
-        """Store the status and the tallies of the stored results."""
-        with self._db.write() as conn:
-            changes: dict[str, Any] = {"status": status, "error": error}
-            if status == "running":
-                changes["finished_at"] = None
-            else:
-                changes["finished_at"] = utcnow()
-                changes.update(self._tallies(conn, evaluation_id))
-            return self._update(evaluation_id, changes, conn=conn)
-
-    def _claim(self, evaluation_id: str) -> Evaluation:
-        """Mark the evaluation ``running`` by this process (``hub.ownership``): a ``HubError`` if
-        another live run (another process, another Hub on the same file) holds it."""
-        from giskard_nb.hub.ownership import claim
-
-        with self._db.write() as conn:
-            current = self._get(conn, evaluation_id)
-            claim(conn, self.table, evaluation_id, what=f"evaluation {current.name!r}")
-            changes = {"status": "running", "error": None, "finished_at": None}
-            return self._update(evaluation_id, changes, conn=conn)
-
-    def _refresh_counts(self, conn: sa.Connection, evaluation_id: str) -> None:
-        self._update(evaluation_id, self._tallies(conn, evaluation_id), conn=conn)
-
-    def _tallies(self, conn: sa.Connection, evaluation_id: str) -> dict[str, Any]:
-        t = schema.results
-        counts = dict.fromkeys(("pass", "fail", "error", "skip"), 0)
-        rows = conn.execute(
-            sa.select(t.c.status, t.c.failure_category, sa.func.count())
-            .where(t.c.evaluation_id == evaluation_id)
-            .group_by(t.c.status, t.c.failure_category)
-        ).all()
-        categories: dict[str, int] = {}
-        for status, category, n in rows:
-            counts[status] = counts.get(status, 0) + n
-            if status == "fail" and category:
-                categories[category] = categories.get(category, 0) + n
-        return {"counts": counts, "failure_categories": categories}

@@ -1,44 +1,77 @@
-"""``hub.evaluations.results``: one stored result per test case of an evaluation."""
+"""``hub.evaluations.results``: one stored result per test case of an evaluation.
+
+Results are written by their run (``giskard_nb.hub.evaluation``, through its ``EvaluationStore``); here
+they are read, relabelled and deleted. DataFrames and summaries read the index columns of the rows
+(``giskard_nb.hub.result_rows``) without building pydantic models; the frames themselves are built by
+``giskard_nb.frames.hub_results``.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 from pydantic_core import from_json
 
-from giskard_nb.core.sanitize import valid_unicode_data
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.core.collector import paused
+from giskard_nb.errors import GiskardValidationError, HubError
 from giskard_nb.hub import schema
-from giskard_nb.hub.audit import diff_fields
-from giskard_nb.hub.frames import gc_paused
-from giskard_nb.hub.models.base import utcnow
+from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.models.evaluation import EvaluationResult
 from giskard_nb.hub.models.project import FailureCategory
 from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.result_rows import (
+    FRAME_COLUMNS,
+    check_rows,
+    check_views,
+    frame_row,
+    raw_view,
+    read_model,
+    result_row,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from giskard_nb.hub.evaluation_store import EvaluationStore
+    from giskard_nb.hub.store import Store
 
 __all__ = ["ResultList", "ResultsResource"]
 
 Level = Literal["results", "checks"]
 
-_EXISTING = sa.select(schema.results).where(
-    schema.results.c.evaluation_id == sa.bindparam("e"),
-    schema.results.c.test_case_id == sa.bindparam("tc"),
-)
+_T = schema.results
+# without the evaluation id (the same in every row); created_at as the driver gives it (text on
+# SQLite): the frame parses 10^5 timestamps at once
+_FRAME_SELECT = [
+    _T.c[name] if name != "created_at" else sa.type_coerce(_T.c.created_at, sa.String)
+    for name in FRAME_COLUMNS[1:]
+]
+_CHECKS_SELECT = [_T.c[name] for name in ("evaluation_id", "id", "test_case_id", "status")]
+_N_CHECKS = FRAME_COLUMNS.index("n_checks") - 1
+_RAW_SELECT = [c for c in _T.columns if c.name != "updated_at"]  # what raw_view reads
+_READ_BATCH = 5000  # rows fetched at a time when reading a whole evaluation
 
 
 class ResultList(list):
     """A list of ``EvaluationResult`` with ``to_dataframe()``."""
 
     def to_dataframe(self, level: Level = "results") -> pd.DataFrame:
-        from giskard_nb.hub.frames import results_frame
+        """The same frame as ``hub.evaluations.results.to_dataframe`` for these results."""
+        from giskard_nb.frames.hub_results import checks_frame, results_frame
 
-        return results_frame([r.model_dump(mode="json") for r in self], level=level)
+        if _level(level) == "checks":
+            return checks_frame(
+                row
+                for r in self
+                for row in check_rows(
+                    (r.evaluation_id, r.id, r.test_case_id, r.status),
+                    [c.model_dump() for c in r.checks],
+                    r.created_at,
+                )
+            )
+        return results_frame(frame_row(r) for r in self)
 
     def __repr__(self) -> str:
         counts: dict[str, int] = {}
@@ -53,13 +86,13 @@ class ResultsResource(Resource[EvaluationResult]):
 
     entity_type = "evaluation_result"
     model = EvaluationResult
-    table = schema.results
+    table = _T
     columns = ("evaluation_id", "test_case_id", "status")
-    json_columns = ("scenario_result",)
     audit_fields = ("test_case_id", "status", "failure_category", "error")
 
-    def __init__(self, hub: Any):
-        super().__init__(hub)
+    def __init__(self, store: Store, runs: EvaluationStore):
+        super().__init__(store)
+        self._runs = runs
         self._projects: dict[str, str | None] = {}  # evaluation id -> project id (for the audit)
 
     def list(
@@ -103,13 +136,13 @@ class ResultsResource(Resource[EvaluationResult]):
                 {
                     "failure_category": category,
                     "failure_category_source": "user" if category else None,
-                    "failure_category_reason": "relabelled by " + self._hub.actor
+                    "failure_category_reason": "relabelled by " + self._store.actor
                     if category
                     else None,
                 },
                 conn=conn,
             )
-            self._hub.evaluations._refresh_counts(conn, result.evaluation_id)
+            self._runs.refresh_counts(conn, result.evaluation_id)
         return updated
 
     def relabel(
@@ -120,87 +153,77 @@ class ResultsResource(Resource[EvaluationResult]):
 
     def to_dataframe(self, evaluation_id: str, level: Level = "results") -> pd.DataFrame:
         """One row per result (``"results"``) or per check result (``"checks"``); see
-        ``giskard_nb.hub.frames`` for the columns. Reads the stored rows without building models."""
-        from giskard_nb.hub.frames import results_frame
+        ``giskard_nb.frames.hub_results`` for the columns. The results' frame is read from the index
+        columns (no model is built, the ScenarioResults are not read)."""
+        from giskard_nb.frames.hub_results import checks_frame, results_frame
 
-        return results_frame(list(self.iter_raw(evaluation_id)), level=level)
+        if _level(level) == "checks":
+            columns = [*_CHECKS_SELECT, _T.c.created_at, _T.c.scenario_result]
+            return checks_frame(
+                check_row
+                for *ids, created, scenario in self._rows(evaluation_id, columns, mappings=False)
+                for check_row in check_rows(tuple(ids), _checks(scenario), created)
+            )
+        return results_frame(self._frame_rows(evaluation_id), same={"evaluation_id": evaluation_id})
 
     def iter_raw(self, evaluation_id: str) -> Iterator[dict[str, Any]]:
-        """Each stored result as plain JSON data (no ``scenario_result``, no ``updated_at``): fast, for
-        frames and summaries."""
-        t = self.table
-        cols = [t.c.id, t.c.evaluation_id, t.c.test_case_id, t.c.status, t.c.created_at]
+        """Each stored result as plain JSON data, in the shape of ``model_dump(mode="json")`` without
+        ``scenario_result`` and ``updated_at``: fast (no model is built), for summaries and
+        comparisons."""
+        for row in self._rows(evaluation_id, _RAW_SELECT):
+            yield raw_view(row)
+
+    def _rows(self, evaluation_id: str, columns: Any, *, mappings: bool = True) -> Iterator[Any]:
         query = (
-            sa.select(t.c.data, *cols)
-            .where(t.c.evaluation_id == evaluation_id)
-            .order_by(t.c.created_at, t.c.id)
+            sa.select(*columns)
+            .where(_T.c.evaluation_id == evaluation_id)
+            .order_by(_T.c.created_at, _T.c.id)
         )
-        names = [c.name for c in cols]
-        with gc_paused(), self._db.read() as conn:  # 10^5 rows and parsed dicts: see gc_paused
-            rows = conn.execute(query).all()
-            parsed = [
-                {**from_json(row[0]), **dict(zip(names, row[1:], strict=True))} for row in rows
-            ]
-        yield from parsed
+        newest = sa.select(sa.func.max(_T.c.schema_version)).where(
+            _T.c.evaluation_id == evaluation_id
+        )
+        with self._db.read() as conn:
+            _refuse_newer(evaluation_id, conn.execute(newest).scalar())
+            result = conn.execute(query)
+            for rows in (result.mappings() if mappings else result).partitions(_READ_BATCH):
+                yield from rows
 
-    # -- written by evaluation runs --------------------------------------------------------------------
+    def _frame_rows(self, evaluation_id: str) -> list[Any]:
+        """The ``FRAME_COLUMNS`` but the evaluation id of every result; a row written by an older
+        version without index columns is read through its model."""
+        with paused():
+            rows: list[Any] = list(self._rows(evaluation_id, _FRAME_SELECT, mappings=False))
+            for i, row in enumerate(rows):
+                if row[_N_CHECKS] is None:
+                    rows[i] = (*frame_row(self.retrieve(row[0]))[1:-1], row[-1])
+        return rows
 
-    def _save(
-        self, conn: sa.Connection, result: EvaluationResult, *, replace: bool = True
-    ) -> EvaluationResult:
-        """Insert the result, or (``replace``) replace the one stored for the same test case (a re-run).
-        Without ``replace``, a second result for the same test case violates the unique constraint."""
-        t = self.table
-        existing = (
-            conn.execute(_EXISTING, {"e": result.evaluation_id, "tc": result.test_case_id})
-            .mappings()
-            .first()
-            if replace
-            else None
-        )
-        if existing is None:
-            conn.execute(t.insert(), self._row(result))
-            self._audit(
-                conn, "create", result, self._audit_view(result), triggered_by=result.evaluation_id
-            )
-            return result._bind(self._hub)
-        before = self._from_row(existing)
-        replaced = result.model_copy(
-            update={"id": before.id, "created_at": before.created_at, "updated_at": utcnow()}
-        )
-        conn.execute(sa.update(t).where(t.c.id == before.id).values(**self._row(replaced)))
-        diff = diff_fields(self._audit_view(before), self._audit_view(replaced))
-        self._audit(conn, "update", replaced, diff, triggered_by=result.evaluation_id)
-        return replaced._bind(self._hub)
+    # -- rows <-> models (see giskard_nb.hub.result_rows) --------------------------------------------
 
     def _row(self, record: EvaluationResult) -> dict[str, Any]:
-        row = super()._row(record)
-        category = record.failure_category
-        row["failure_category"] = category.identifier if category else None
-        for key in ("data", "scenario_result"):
-            # a lone surrogate escaped in the JSON (from a check's message, say) would make the
-            # result unreadable (pydantic's reader refuses it): stored as U+FFFD instead
-            if "\\ud" in row[key]:
-                fixed = valid_unicode_data(json.loads(row[key]))
-                row[key] = json.dumps(fixed, separators=(",", ":"), default=str)
-        return row
+        return result_row(record)
 
-    def _dump(self, record: EvaluationResult) -> dict[str, Any]:
-        # Trace.last repeats the last interaction: leave it out of storage.
-        return record.model_dump(
-            mode="json", exclude={"scenario_result": {"final_trace": {"last"}}}
-        )
+    def _from_row(self, row: Any) -> EvaluationResult:
+        _refuse_newer(row["id"], row["schema_version"])
+        return self._store.bind(read_model(row))
+
+    def _audit(
+        self,
+        conn: sa.Connection,
+        action: str,
+        record: EvaluationResult,
+        changes: dict[str, Any],
+        triggered_by: str | None = None,
+    ) -> None:
+        if record.evaluation_id not in self._projects:  # read in the audit's own transaction
+            t = schema.evaluations
+            self._projects[record.evaluation_id] = conn.execute(
+                sa.select(t.c.project_id).where(t.c.id == record.evaluation_id)
+            ).scalar()
+        super()._audit(conn, action, record, changes, triggered_by)
 
     def _project_id(self, record: EvaluationResult) -> str | None:
-        project_id = self._projects.get(record.evaluation_id)
-        if project_id is None:
-            t = schema.evaluations
-            with self._db.read() as conn:
-                project_id = conn.execute(
-                    sa.select(t.c.project_id).where(t.c.id == record.evaluation_id)
-                ).scalar()
-            self._projects[record.evaluation_id] = project_id
-        return project_id
+        return self._projects.get(record.evaluation_id)
 
     def _category(
         self, result: EvaluationResult, value: str | FailureCategory | dict[str, Any] | None
@@ -209,8 +232,8 @@ class ResultsResource(Resource[EvaluationResult]):
             return value
         if isinstance(value, dict):
             return FailureCategory.model_validate(value)
-        evaluation = self._hub.evaluations.retrieve(result.evaluation_id)
-        project = self._hub.projects.retrieve(evaluation.project_id)
+        evaluation = self._store.resources.evaluations.retrieve(result.evaluation_id)
+        project = self._store.resources.projects.retrieve(evaluation.project_id)
         category = project.failure_category(value)
         if category is None:
             known = ", ".join(c.identifier for c in project.failure_categories)
@@ -222,3 +245,21 @@ class ResultsResource(Resource[EvaluationResult]):
 
     def __repr__(self) -> str:
         return "<ResultsResource (hub.evaluations.results)>"
+
+
+def _level(level: str) -> str:
+    if level not in ("results", "checks"):
+        raise GiskardValidationError(f"level must be 'results' or 'checks', got {level!r}")
+    return level
+
+
+def _refuse_newer(what: str, version: int | None) -> None:
+    if version is not None and version > SCHEMA_VERSION:
+        raise HubError(
+            f"evaluation result(s) of {what} were written by a newer giskard-nb (schema version "
+            f"{version}; this one reads up to {SCHEMA_VERSION}): upgrade giskard-nb"
+        )
+
+
+def _checks(scenario_json: str) -> list[dict[str, Any]]:
+    return check_views(from_json(scenario_json))
