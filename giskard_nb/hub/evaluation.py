@@ -38,17 +38,17 @@ from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite import run_scenarios
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
-from giskard_nb.errors import GiskardNBError, GiskardValidationError
+from giskard_nb.errors import GiskardNBError
 from giskard_nb.hub.check_specs import build_check
 from giskard_nb.hub.evaluation_store import EvaluationStore, RunTally
 from giskard_nb.hub.failure_categories import FailureClassifier
-from giskard_nb.hub.models.agent import AgentOutput
 from giskard_nb.hub.models.base import utcnow
 from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec, HubTestCase
 from giskard_nb.hub.models.evaluation import Evaluation, EvaluationResult
 from giskard_nb.hub.models.evaluation_result import outcome
 from giskard_nb.hub.ownership import beat_forever
+from giskard_nb.hub.scenario_cases import AgentFn, test_case_to_scenario
 
 __all__ = [
     "STORE_BATCH",
@@ -58,10 +58,8 @@ __all__ = [
     "OnResult",
     "agent_outputs",
     "outcome",
-    "scenario_for",
 ]
 
-AgentFn = Callable[[Sequence[Any]], Awaitable[AgentOutput]]
 #: Called with each stored result (sync, or async: awaited).
 OnResult = Callable[[EvaluationResult], Any]
 
@@ -87,31 +85,6 @@ def agent_outputs(
         return Interaction(inputs=inputs, outputs=output.content, metadata=metadata)
 
     return call_agent
-
-
-def scenario_for(
-    test_case: HubTestCase,
-    checks: Sequence[Check],
-    agent: AgentFn | None = None,
-    *,
-    outputs: Callable[..., Any] | None = None,
-) -> Scenario:
-    """The core Scenario a test case is run as: the agent called with the whole conversation, then
-    the checks. A run passes one ``outputs`` (``agent_outputs``) shared by all its scenarios, so that
-    its signature is checked once, not once per test case."""
-    if outputs is None:
-        if agent is None:
-            raise GiskardValidationError(
-                "scenario_for needs the agent to call: scenario_for(test_case, checks, agent)"
-            )
-        outputs = agent_outputs(agent)
-    scenario = Scenario(
-        _name(test_case),
-        annotations={"test_case_id": test_case.id, "dataset_id": test_case.dataset_id},
-        tags=list(test_case.tags),
-    )
-    scenario.interact(inputs=test_case.conversation, outputs=outputs)
-    return scenario.checks(*checks)
 
 
 class EvaluationRun:
@@ -216,7 +189,7 @@ class EvaluationRun:
 
     def _scenario(self, case: HubTestCase, checks: list[Check]) -> Scenario:
         self._started[case.id] = utcnow()  # a worker starts it now: results list in this order
-        return scenario_for(case, checks, outputs=self._outputs)
+        return test_case_to_scenario(case, checks=checks, outputs=self._outputs)
 
     # -- results -------------------------------------------------------------------------------------
 

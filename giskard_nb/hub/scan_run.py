@@ -230,18 +230,14 @@ def dataset_from_attempts(
 ) -> Dataset:
     """Create a dataset of regression test cases, one per attempt (see ``giskard_nb.scan.regression``),
     with ``datasets`` and ``test_cases`` (``hub.datasets``, ``hub.test_cases``)."""
+    from giskard_nb.hub.check_specs import check_to_spec
     from giskard_nb.scan.regression import attempt_checks
 
     cases = []
     for stored in attempts:
         attempt = stored.attempt
-        checks = [
-            {
-                "identifier": c.kind,
-                "params": c.model_dump(mode="json", exclude={"kind"}, exclude_none=True),
-            }
-            for c in attempt_checks(attempt)
-        ]
+        specs = [check_to_spec(c) for c in attempt_checks(attempt)]
+        checks = [{"identifier": s.identifier, "params": s.params} for s in specs]
         messages = [{"role": m["role"], "content": m["content"]} for m in attempt.input_messages]
         cases.append(
             {

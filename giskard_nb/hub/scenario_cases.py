@@ -37,15 +37,24 @@ AgentFn = Callable[[Sequence[Any]], Awaitable[AgentOutput]]
 
 def test_case_to_scenario(
     test_case: HubTestCase,
-    agent: AgentFn,
+    agent: AgentFn | None = None,
     *,
     checks: Sequence[Check] | None = None,
     custom_checks: Mapping[str, HubCheck] | None = None,
+    outputs: Callable[..., Any] | None = None,
 ) -> Scenario:
     """The core Scenario ``test_case`` is run as, calling ``agent`` (see the module docstring).
 
     ``checks``: the checks already built from the test case's enabled specs (an evaluation builds each
-    distinct spec once); by default they are built here, with the project's ``custom_checks``."""
+    distinct spec once); by default they are built here, with the project's ``custom_checks``.
+    ``outputs``: instead of ``agent``, the interaction's outputs callable shared by every scenario of
+    a run (an evaluation passes one, so that its signature is checked once)."""
+    if outputs is None:
+        if agent is None:
+            raise GiskardValidationError(
+                "test_case_to_scenario needs the agent to call: test_case_to_scenario(case, agent)"
+            )
+        outputs = _AgentTarget(agent)
     if checks is None:
         checks = [build_check(s, custom_checks) for s in test_case.checks if s.enabled]
     scenario = Scenario(
@@ -53,7 +62,7 @@ def test_case_to_scenario(
         annotations={"test_case_id": test_case.id, "dataset_id": test_case.dataset_id},
         tags=list(test_case.tags),
     )
-    scenario.interact(inputs=test_case.conversation, outputs=_AgentTarget(agent))
+    scenario.interact(inputs=test_case.conversation, outputs=outputs)
     return scenario.checks(*checks)
 
 
