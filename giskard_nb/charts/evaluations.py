@@ -137,7 +137,7 @@ def plot_comparison(comparison: Any, after: Any = None) -> go.Figure:
     import plotly.graph_objects as go
 
     if after is not None:
-        hub = comparison._require_hub()
+        hub = comparison.hub
         comparison = hub.evaluations.compare(comparison.id, after.id)
     if not hasattr(comparison, "cases") or not hasattr(comparison, "rates"):
         raise GiskardValidationError(

@@ -17,12 +17,12 @@ from giskard_nb.core.suite_result import SuiteResult
 from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.widgets._common import named
-from giskard_nb.widgets.results_viewer import ResultsViewer, ViewerItem, item_from_result
+from giskard_nb.widgets.results_viewer import ResultsViewer
+from giskard_nb.widgets.viewer_items import evaluation_items
 
 __all__ = [
     "HubBackend",
     "SuiteBackend",
-    "evaluation_items",
     "evaluation_viewer",
     "offload_sync_agent",
 ]
@@ -201,27 +201,6 @@ class HubBackend:
 
     def viewer(self, outcome: Any, page_size: int) -> ResultsViewer | None:
         return evaluation_viewer(self.hub, outcome, page_size=page_size) if outcome else None
-
-
-def evaluation_items(
-    hub: Any, evaluation: Any
-) -> tuple[list[ViewerItem], list[str], Callable[[ViewerItem, str | None], None]]:
-    """The viewer rows of a Hub evaluation, its project's failure categories, and the relabel
-    callback that stores a new category in the Hub."""
-    project = hub.projects.retrieve(evaluation.project_id)
-    items: list[ViewerItem] = []
-    for r in hub.evaluations.results.list(evaluation.id):
-        category = r.failure_category.identifier if r.failure_category else None
-        item = item_from_result(r.scenario_result, failure_category=category)
-        item.name = r.scenario_result.scenario_name or r.test_case_id
-        item.tags = frozenset(r.tags) | item.tags
-        item.extra["result_id"] = r.id
-        items.append(item)
-
-    def store(item: ViewerItem, category: str | None) -> None:
-        hub.evaluations.results.relabel(item.extra["result_id"], category)
-
-    return items, [c.identifier for c in project.failure_categories], store
 
 
 def evaluation_viewer(hub: Any, evaluation: Any, *, page_size: int = 20) -> ResultsViewer:

@@ -7,56 +7,25 @@ the results; a page renders only its own rows, so large result sets stay quick.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.widgets._common import LiveFilters, View, badge, error_html, esc
 from giskard_nb.widgets._render import conversation_html, table_html, trace_messages
+from giskard_nb.widgets.viewer_items import ViewerItem, item_from_result
 
 __all__ = ["ResultsViewer", "ViewerItem"]
 
 ALL = "(all)"
 
 
-@dataclass
-class ViewerItem:
-    """One row of the viewer: a scenario result and what the filters look at."""
-
-    result: ScenarioResult
-    status: str
-    name: str
-    tags: frozenset[str]
-    checks: dict[str, str]  # check name -> worst status of that check in this result
-    failure_category: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-_RANK = {"error": 3, "fail": 2, "skip": 1, "pass": 0}
-
-
-def item_from_result(result: ScenarioResult, failure_category: str | None = None) -> ViewerItem:
-    checks: dict[str, str] = {}
-    for step in result.steps:
-        for cr in step.results:
-            name = cr.check_name or "check"
-            status = cr.status.value
-            if _RANK[status] >= _RANK.get(checks.get(name, "pass"), 0):
-                checks[name] = status
-    return ViewerItem(
-        result=result,
-        status=result.status.value,
-        name=result.scenario_name,
-        tags=frozenset(result.tags),
-        checks=checks,
-        failure_category=failure_category,
-    )
-
-
 def _is_hub_evaluation(source: Any) -> bool:
-    return type(source).__module__.startswith("giskard_nb.hub") and hasattr(source, "_require_hub")
+    # the Hub module is loaded if the source is one of its evaluations (no import of the Hub here)
+    module = sys.modules.get("giskard_nb.hub.models.evaluation")
+    return module is not None and isinstance(source, module.Evaluation)
 
 
 def _items(source: Any) -> list[ViewerItem]:
@@ -97,9 +66,9 @@ class ResultsViewer(View):
         if page_size < 1:
             raise GiskardValidationError(f"page_size must be >= 1, got {page_size!r}")
         if _is_hub_evaluation(results):  # a stored Hub evaluation: relabels go to the Hub
-            from giskard_nb.widgets.backends import evaluation_items
+            from giskard_nb.widgets.viewer_items import evaluation_items
 
-            self.items, hub_categories, store = evaluation_items(results._require_hub(), results)
+            self.items, hub_categories, store = evaluation_items(results.hub, results)
             categories = [*hub_categories, *categories]
             on_relabel = on_relabel or store
         else:

@@ -86,6 +86,12 @@ class HubRecord(HubModel):
         self._hub = hub
         return self
 
+    @property
+    def hub(self) -> Any:
+        """The ``Hub`` this record was read from (``GiskardValidationError`` for a record built by
+        hand): what its helpers such as ``Evaluation.to_dataframe`` use."""
+        return self._require_hub()
+
     def _require_hub(self) -> Any:
         if self._hub is None:
             raise GiskardValidationError(
