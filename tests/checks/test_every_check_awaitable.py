@@ -16,6 +16,9 @@ import giskard_nb as g
 from giskard_nb.checks.metadata import MetadataRule
 from giskard_nb.core.check import Check
 from giskard_nb.kb.embedding import HashingEmbedder
+from giskard_nb.scan.detectors import CanaryDetector
+from giskard_nb.scan.regression import Vulnerability  # registers its kind
+from giskard_nb.scan.result import Attack
 from giskard_nb.testing import FakeModel
 
 _VERDICT = {"reason": "looks fine", "passed": True}
@@ -82,6 +85,12 @@ FACTORIES = {
     "contradiction": lambda: g.Contradiction(generator=_judge()),
     "conformity": lambda: g.Conformity(rules=["Be polite"], generator=_judge(violated_rules=[])),
     "toxicity": lambda: g.Toxicity(generator=_judge(categories=[])),
+    "scan_vulnerability": lambda: Vulnerability(
+        detector=CanaryDetector(),
+        attack=Attack(
+            id="p:1", probe_id="p", category="prompt_injection", turns=["hi"], canary="ZX-CANARY-81"
+        ),
+    ),
     "sentiment": lambda: g.Sentiment(
         "positive",
         generator=FakeModel(
