@@ -1,11 +1,12 @@
-"""Plotly figures of results, evaluations and scans. Every function returns a Plotly ``Figure`` (shown
-by Jupyter when it is a cell's value). Charts read plain data only: result objects or their frames, and
-the status palette and scan-category catalogue of ``palette``. May import: errors, palette, core and
-frames."""
+"""Plotly figures of results, evaluations, scans and knowledge-base topics. Every function returns a
+Plotly ``Figure`` (shown by Jupyter when it is a cell's value). Charts read plain data only: result
+objects, records or their frames, and the status palette and scan-category catalogue of ``palette``.
+May import: errors, palette, core and frames."""
 
 from giskard_nb.charts.evaluations import plot_comparison, plot_failure_categories
 from giskard_nb.charts.results import plot_cost, plot_latency, plot_pass_rate
 from giskard_nb.charts.scans import plot_grade_card, plot_scan_grid
+from giskard_nb.charts.topics import plot_topics
 
 __all__ = [
     "plot_comparison",
@@ -15,4 +16,5 @@ __all__ = [
     "plot_latency",
     "plot_pass_rate",
     "plot_scan_grid",
+    "plot_topics",
 ]

@@ -133,7 +133,7 @@ class AuditLog:
 
     def to_dataframe(self, **filters: Any) -> Any:
         """``search(**filters)`` as a DataFrame (``changes`` as JSON text)."""
-        from giskard_nb.hub.frames import audit_frame
+        from giskard_nb.frames.hub_records import audit_frame
 
         return audit_frame(self.search(**filters))
 

@@ -83,25 +83,9 @@ class EvaluationComparison(BaseModel):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per test case: ids, question, before, after (status Categoricals), change."""
-        import pandas as pd
+        from giskard_nb.frames.hub_records import comparison_frame
 
-        from giskard_nb.hub.frames import status_column
-
-        columns = [
-            "test_case_id",
-            "question",
-            "before",
-            "after",
-            "change",
-            "category_before",
-            "category_after",
-        ]
-        df = pd.DataFrame(
-            [{**c.model_dump(), "change": c.change} for c in self.cases], columns=columns
-        )
-        df["before"] = status_column(df["before"])
-        df["after"] = status_column(df["after"])
-        return df
+        return comparison_frame(self.cases)
 
     def __str__(self) -> str:
         a, b = self.rates()

@@ -334,27 +334,27 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
 
     def to_dataframe(self, *, project_id: str | None = None) -> Any:
         """One row per knowledge base."""
-        from giskard_nb.hub.more_frames import knowledge_bases_frame
+        from giskard_nb.frames.hub_records import knowledge_bases_frame
 
         return knowledge_bases_frame(self.list(project_id=project_id))
 
     def topics_dataframe(self, knowledge_base_id: str) -> Any:
-        from giskard_nb.hub.more_frames import topics_frame
+        from giskard_nb.frames.hub_records import topics_frame
 
         return topics_frame(self.list_topics(knowledge_base_id))
 
     def documents_dataframe(self, knowledge_base_id: str) -> Any:
-        from giskard_nb.hub.more_frames import documents_frame
+        from giskard_nb.frames.hub_records import documents_frame
 
         topics = {t.id: t.name for t in self.list_topics(knowledge_base_id)}
         return documents_frame(self.list_documents(knowledge_base_id), topics)
 
     def plot_topics(self, knowledge_base_id: str) -> Any:
         """A Plotly bar chart of the topics and their document counts (keywords on hover)."""
-        from giskard_nb.hub.more_frames import topics_figure
+        from giskard_nb.charts.topics import plot_topics
 
         kb = self.retrieve(knowledge_base_id)
-        return topics_figure(kb.name, self.list_topics(knowledge_base_id))
+        return plot_topics(kb.name, self.list_topics(knowledge_base_id))
 
     def _delete_children(self, conn: sa.Connection, record: KnowledgeBase) -> None:
         self._cache.pop(record.id, None)

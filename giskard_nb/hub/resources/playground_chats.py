@@ -125,7 +125,7 @@ class PlaygroundChatsResource(Resource[PlaygroundChat]):
         )
 
     def to_dataframe(self, project_id: str | None = None, **filters: Any) -> Any:
-        from giskard_nb.hub.more_frames import chats_frame
+        from giskard_nb.frames.hub_records import chats_frame
 
         return chats_frame(self.list(project_id, **filters))
 

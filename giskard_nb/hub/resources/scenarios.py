@@ -73,7 +73,7 @@ class ScenariosResource(Resource[ProjectScenario]):
     preview = sync_twin(apreview)
 
     def to_dataframe(self, project_id: str | None = None) -> Any:
-        from giskard_nb.hub.more_frames import scenarios_frame
+        from giskard_nb.frames.hub_records import scenarios_frame
 
         return scenarios_frame(self.list(project_id))
 

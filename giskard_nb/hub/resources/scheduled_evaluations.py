@@ -317,7 +317,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
 
     def to_dataframe(self, project_id: str | None = None) -> Any:
         """One row per schedule, with its next run time at the clock's ``now``."""
-        from giskard_nb.hub.more_frames import schedules_frame
+        from giskard_nb.frames.hub_records import schedules_frame
 
         return schedules_frame(self.list(project_id), self.clock.now())
 

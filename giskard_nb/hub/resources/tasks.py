@@ -130,7 +130,7 @@ class TasksResource(Resource[Task]):
 
     def to_dataframe(self, project_id: str | None = None, **filters: Any) -> Any:
         """``list(...)`` as a DataFrame (status and priority as Categoricals)."""
-        from giskard_nb.hub.more_frames import tasks_frame
+        from giskard_nb.frames.hub_records import tasks_frame
 
         return tasks_frame(self.list(project_id, **filters))
 

@@ -1,35 +1,33 @@
-"""DataFrames of knowledge bases, topics, documents, project scenarios, scheduled evaluations, tasks and
-playground chats, and the topics chart (pandas and plotly are imported inside the functions).
+"""DataFrames of the Hub's records: the audit log, two evaluations compared, knowledge bases, topics, documents, project scenarios,
+scheduled evaluations, tasks and playground chats (pandas is imported inside the functions).
 
-Timestamps are UTC ``datetime64`` columns; lists and dicts are JSON text; categorical columns
-(``status``, ``priority``, ``frequency``) are pandas Categoricals with every allowed value.
+Each function takes the records (any objects with the Hub records' attributes: this module imports
+nothing of the Hub). Timestamps are UTC ``datetime64`` columns; lists and dicts are JSON text; the
+categorical columns (``status``, ``priority``, ``frequency``) are pandas Categoricals with every
+allowed value. The Hub's evaluation results are framed by ``giskard_nb.frames.hub_results``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from giskard_nb.hub.frames import utc_column
+from giskard_nb.frames._common import json_cell, status_values, utc_timestamps
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "audit_frame",
     "chats_frame",
+    "comparison_frame",
     "documents_frame",
     "knowledge_bases_frame",
     "scenarios_frame",
     "schedules_frame",
     "tasks_frame",
-    "topics_figure",
     "topics_frame",
 ]
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _frame(records: list[dict[str, Any]], columns: list[str], times: Sequence[str]) -> pd.DataFrame:
@@ -37,7 +35,7 @@ def _frame(records: list[dict[str, Any]], columns: list[str], times: Sequence[st
 
     df = pd.DataFrame(records, columns=columns)
     for col in times:
-        df[col] = utc_column(df[col]).array
+        df[col] = utc_timestamps(df[col]).array
     return df
 
 
@@ -47,7 +45,32 @@ def _categorical(df: pd.DataFrame, column: str, values: Sequence[str]) -> None:
     df[column] = pd.Categorical(df[column], categories=list(values))
 
 
+def audit_frame(entries: Sequence[Any]) -> pd.DataFrame:
+    """One row per audit entry; ``changes`` as JSON text."""
+    columns = ["created_at", "actor", "action", "entity_type", "entity_id", "project_id",
+               "triggered_by", "changes"]  # fmt: skip
+    records = [
+        {**{c: getattr(e, c) for c in columns[:-1]}, "changes": json_cell(e.changes)}
+        for e in entries
+    ]
+    return _frame(records, columns, ["created_at"])
+
+
+def comparison_frame(cases: Sequence[Any]) -> pd.DataFrame:
+    """One row per test case of two evaluations compared: ids, question, ``before`` and ``after``
+    (status Categoricals, missing when the case has no result in that run), change, categories."""
+    import pandas as pd
+
+    columns = ["test_case_id", "question", "before", "after", "change", "category_before",
+               "category_after"]  # fmt: skip
+    df = pd.DataFrame([{**c.model_dump(), "change": c.change} for c in cases], columns=columns)
+    df["before"] = status_values(c.before for c in cases)
+    df["after"] = status_values(c.after for c in cases)
+    return df
+
+
 def knowledge_bases_frame(kbs: Sequence[Any]) -> pd.DataFrame:
+    """One row per knowledge base: its counts, models and creation time."""
     columns = [
         "knowledge_base_id", "project_id", "name", "description", "source", "n_source_documents",
         "n_documents", "n_topics", "skipped", "embedding_model", "topics_named_by", "created_at",
@@ -57,6 +80,7 @@ def knowledge_bases_frame(kbs: Sequence[Any]) -> pd.DataFrame:
 
 
 def topics_frame(topics: Sequence[Any]) -> pd.DataFrame:
+    """One row per topic of a knowledge base; ``keywords`` comma-separated."""
     columns = ["topic_id", "knowledge_base_id", "position", "name", "document_count", "keywords",
                "named_by"]  # fmt: skip
     records = [
@@ -75,6 +99,7 @@ def topics_frame(topics: Sequence[Any]) -> pd.DataFrame:
 
 
 def documents_frame(documents: Sequence[Any], topic_names: Mapping[str, str]) -> pd.DataFrame:
+    """One row per document (chunk), with its topic's name; ``metadata`` as JSON text."""
     columns = ["document_id", "position", "topic_id", "topic_name", "content", "source_index",
                "chunk_index", "start", "end", "section", "metadata"]  # fmt: skip
     records = [
@@ -89,7 +114,7 @@ def documents_frame(documents: Sequence[Any], topic_names: Mapping[str, str]) ->
             "start": d.start,
             "end": d.end,
             "section": d.section,
-            "metadata": _json(d.metadata),
+            "metadata": json_cell(d.metadata),
         }
         for d in documents
     ]
@@ -97,6 +122,7 @@ def documents_frame(documents: Sequence[Any], topic_names: Mapping[str, str]) ->
 
 
 def scenarios_frame(scenarios: Sequence[Any]) -> pd.DataFrame:
+    """One row per project scenario; ``rules`` as JSON text."""
     columns = ["scenario_id", "project_id", "name", "description", "rules", "n_rules", "created_at"]
     records = [
         {
@@ -104,7 +130,7 @@ def scenarios_frame(scenarios: Sequence[Any]) -> pd.DataFrame:
             "project_id": s.project_id,
             "name": s.name,
             "description": s.description,
-            "rules": _json(s.rules),
+            "rules": json_cell(s.rules),
             "n_rules": len(s.rules),
             "created_at": s.created_at,
         }
@@ -114,6 +140,7 @@ def scenarios_frame(scenarios: Sequence[Any]) -> pd.DataFrame:
 
 
 def schedules_frame(schedules: Sequence[Any], now: Any) -> pd.DataFrame:
+    """One row per scheduled evaluation: its timing, last run and next run after ``now``."""
     columns = ["scheduled_evaluation_id", "project_id", "name", "agent_id", "dataset_id",
                "frequency", "schedule", "paused", "last_execution_at", "last_status",
                "last_evaluation_id", "next_run_at", "n_evaluations", "created_at"]  # fmt: skip
@@ -144,6 +171,7 @@ def schedules_frame(schedules: Sequence[Any], now: Any) -> pd.DataFrame:
 
 
 def tasks_frame(tasks: Sequence[Any]) -> pd.DataFrame:
+    """One row per task; ``assignees`` comma-separated, ``status`` and ``priority`` Categoricals."""
     columns = ["task_id", "project_id", "title", "description", "status", "priority", "assignees",
                "evaluation_id", "evaluation_result_id", "test_case_id", "scan_attempt_id",
                "created_by", "created_at", "updated_at"]  # fmt: skip
@@ -162,6 +190,7 @@ def tasks_frame(tasks: Sequence[Any]) -> pd.DataFrame:
 
 
 def chats_frame(chats: Sequence[Any]) -> pd.DataFrame:
+    """One row per playground chat: first question, last reply, and every message as JSON text."""
     columns = ["chat_id", "project_id", "agent_id", "title", "user", "n_messages",
                "first_user_message", "last_reply", "messages", "created_at", "updated_at"]  # fmt: skip
     records = []
@@ -178,47 +207,9 @@ def chats_frame(chats: Sequence[Any]) -> pd.DataFrame:
                 "n_messages": len(c.messages),
                 "first_user_message": users[0] if users else None,
                 "last_reply": replies[-1] if replies else None,
-                "messages": _json([m.model_dump() for m in c.messages]),
+                "messages": json_cell([m.model_dump() for m in c.messages]),
                 "created_at": c.created_at,
                 "updated_at": c.updated_at,
             }
         )
     return _frame(records, columns, ["created_at", "updated_at"])
-
-
-def topics_figure(kb_name: str, topics: Sequence[Any]) -> Any:
-    """Horizontal bars: documents per topic (largest on top), keywords on hover. Every label is
-    escaped (topic names come from documents or a model)."""
-    import plotly.graph_objects as go
-
-    from giskard_nb.charts._style import empty_figure, label, layout
-
-    title = f"Topics of {kb_name}"
-    if not topics:
-        return empty_figure(title, "This knowledge base has no topic.")
-    ordered = sorted(topics, key=lambda t: (t.document_count, t.name))
-    names = [label(t.name) for t in ordered]
-    if len(set(names)) < len(names):  # two names cut to the same label: keep the bars apart
-        names = [f"{n} ({t.position})" for n, t in zip(names, ordered, strict=True)]
-    figure = go.Figure(
-        go.Bar(
-            x=[t.document_count for t in ordered],
-            y=names,
-            orientation="h",
-            customdata=[
-                [label(", ".join(t.keywords[:6]) or "-", 120), t.named_by] for t in ordered
-            ],
-            hovertemplate=(
-                "<b>%{y}</b><br>%{x} document(s)<br>keywords: %{customdata[0]}"
-                "<br>named by: %{customdata[1]}<extra></extra>"
-            ),
-            marker_color="#4c78a8",
-        )
-    )
-    return layout(
-        figure,
-        title,
-        xaxis_title="documents (chunks)",
-        height=max(260, 40 * len(ordered) + 120),
-        showlegend=False,
-    )
