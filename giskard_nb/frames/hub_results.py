@@ -126,7 +126,9 @@ def _frame(
                 data[name] = pd.to_datetime(
                     pd.Series(values, dtype=object), utc=True, format="ISO8601"
                 ).array
-            elif values:  # text: pandas infers its dtype from the values (as for any frame of records)
+            elif (
+                values
+            ):  # text: pandas infers its dtype from the values (as for any frame of records)
                 data[name] = list(values)
             else:  # no rows: a text column all the same, not float
                 data[name] = np.array([], dtype=object)
