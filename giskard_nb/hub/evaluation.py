@@ -9,8 +9,8 @@ check that raises makes that result an ERROR naming the phase; a check that cann
 ERROR (phase ``checks``) without calling the agent; the run goes on. Every scenario calls the agent
 through one function, whose signature is checked once per run.
 
-Results are stored in batches (``STORE_BATCH`` results, or every ``STORE_SECONDS``, whichever comes
-first; one transaction each) through the run's ``EvaluationStore``: a run interrupted (kernel
+Results are stored in batches (a write starts as soon as ``STORE_BATCH`` results wait, else every
+``STORE_SECONDS``; one transaction each, on a worker thread) through the run's ``EvaluationStore``: a run interrupted (kernel
 interrupt, cancelled task) keeps every finished result, a process killed all but the last
 ``STORE_SECONDS``, and ``hub.evaluations.resume`` runs only the rest. ``on_result`` is called with each
 result once it is stored. While the run goes on, the session's objects are kept out of the garbage
@@ -38,7 +38,8 @@ from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite import run_scenarios
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
-from giskard_nb.errors import GiskardNBError
+from giskard_nb.core.workers import run_in_worker
+from giskard_nb.errors import GiskardNBError, WorkerPoolExhausted
 from giskard_nb.hub.check_specs import build_check
 from giskard_nb.hub.evaluation_store import EvaluationStore, RunTally
 from giskard_nb.hub.failure_categories import FailureClassifier
@@ -63,7 +64,7 @@ __all__ = [
 #: Called with each stored result (sync, or async: awaited).
 OnResult = Callable[[EvaluationResult], Any]
 
-#: Results stored per transaction at most; and the longest a finished result waits to be stored.
+#: Results that start a write as soon as they wait; the longest a finished result waits otherwise.
 STORE_BATCH = 1000
 STORE_SECONDS = 0.25
 
@@ -119,6 +120,8 @@ class EvaluationRun:
         self._pending: list[EvaluationResult] = []  # finished, not stored yet
         self._stored: list[EvaluationResult] = []  # stored, not yet passed to on_result
         self._stopping = asyncio.Event()
+        self._write_lock = asyncio.Lock()  # one write (and its callbacks) at a time
+        self._inflight: asyncio.Future[None] | None = None  # the write under way
         self._write_error: BaseException | None = None
         self._callback_failures = 0
         self._bar: Any = None
@@ -148,6 +151,7 @@ class EvaluationRun:
                 raise self._write_error
         except BaseException as exc:
             flusher.cancel()
+            await self._finish_inflight()
             self._write_pending()  # every finished result is stored before the run stops
             failed = isinstance(exc, Exception) and not isinstance(exc, asyncio.CancelledError)
             self.store.set_status(
@@ -205,8 +209,8 @@ class EvaluationRun:
                 messages=case.conversation,
             )
         self._pending.append(self._result(case, scenario_result, verdict))
-        if len(self._pending) >= STORE_BATCH:
-            self._write_pending()
+        if len(self._pending) >= STORE_BATCH:  # while this is written, the other workers go on
+            await self._write_batch()
         if self._write_error is not None:
             raise self._write_error
 
@@ -234,24 +238,52 @@ class EvaluationRun:
         )
 
     async def _store_every(self, seconds: float) -> None:
-        """Store the queued results every ``seconds`` and call ``on_result`` with them (one caller,
-        so callbacks come in the order results were stored); at the end, the last ones."""
+        """Store what is queued every ``seconds`` (the workers store a full batch themselves),
+        and what is left at the end."""
         stopping = False
-        while not stopping:
+        while not stopping and self._write_error is None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), seconds)
             stopping = self._stopping.is_set()
-            self._write_pending()
-            batch, self._stored = self._stored, []
-            await self._notify(batch)
+            await self._write_batch()
+
+    async def _write_batch(self) -> None:
+        """Store the queued results: encoded here, written on a worker thread (where SQLite works
+        without the GIL, so the engine goes on meanwhile), one write at a time; then call
+        ``on_result`` with them (in the order they were stored)."""
+        async with self._write_lock:
+            batch, self._pending = self._pending, []
+            if batch and self._write_error is None:
+                rows = self.store.encode(batch)  # here: encoding needs the GIL anyway
+                self._inflight = asyncio.ensure_future(run_in_worker(self._save, batch, rows))
+                try:
+                    await asyncio.shield(self._inflight)  # an interrupt lets the write finish
+                except WorkerPoolExhausted:  # no thread to spare (hung agents): store it here
+                    self._save(batch, rows)
+                self._inflight = None
+            stored, self._stored = self._stored, []
+            await self._notify(stored)
+
+    async def _finish_inflight(self) -> None:
+        """Wait for a write the writer had started when the run was interrupted."""
+        if self._inflight is not None:
+            with contextlib.suppress(BaseException):  # its failure is kept in _write_error
+                await self._inflight
+            self._inflight = None
 
     def _write_pending(self) -> None:
-        """Store the queued results (one transaction); a database failure is kept to be raised."""
+        """Store the queued results now, on this thread (when the run stops)."""
         batch, self._pending = self._pending, []
-        if not batch or self._write_error is not None:
+        if batch:
+            self._save(batch)
+
+    def _save(self, batch: list[EvaluationResult], rows: Any = None) -> None:
+        """Store ``batch`` (one transaction; ``rows``: its encoding, if done); a database failure is
+        kept, to be raised by the run."""
+        if self._write_error is not None:
             return
         try:
-            stored, replaced = self.store.save_results(batch, replace=self.replace)
+            stored, replaced = self.store.save_results(batch, replace=self.replace, rows=rows)
         except BaseException as exc:  # surfaced by the workers and by run()
             self._write_error = exc
             return

@@ -193,21 +193,37 @@ class EvaluationStore:
 
     # -- results -------------------------------------------------------------------------------------
 
+    def encode(self, results: Sequence[EvaluationResult]) -> list[dict[str, Any]] | None:
+        """The rows of ``results`` (``save_results(results, rows=...)``), or ``None`` if one cannot
+        be encoded (``save_results`` then writes them one by one). A run encodes on its event loop
+        and writes on a worker thread, where the database works without holding the GIL."""
+        try:
+            with paused():
+                return [result_row(r) for r in results]
+        except Exception:
+            return None
+
     def save_results(
-        self, results: Sequence[EvaluationResult], *, replace: bool = False
+        self,
+        results: Sequence[EvaluationResult],
+        *,
+        replace: bool = False,
+        rows: list[dict[str, Any]] | None = None,
     ) -> tuple[list[EvaluationResult], int]:
         """Store a batch in one transaction; returns the stored results and how many replaced one.
 
         ``replace``: a result replaces the one stored for the same test case (keeping its id and
         creation time); otherwise a second result for a test case violates the unique constraint.
-        If the batch cannot be written, each result is written alone, and one that still cannot be
-        is stored as an ERROR result saying why (a result another run stored meanwhile for the same
-        test case is left as it is). An error of the database itself is raised."""
+        ``rows``: the results already encoded (``encode``). If the batch cannot be written, each
+        result is written alone, and one that still cannot be is stored as an ERROR result saying
+        why (a result another run stored meanwhile for the same test case is left as it is). An
+        error of the database itself is raised."""
         if not results:
             return [], 0
         try:
             with paused():  # a bounded burst of small objects: see giskard_nb.core.collector
-                rows = [result_row(r) for r in results]
+                if rows is None:
+                    rows = [result_row(r) for r in results]
                 with self.db.write() as conn:
                     return self._write(conn, list(results), rows, replace)
         except Exception:

@@ -120,7 +120,7 @@ def test_results_are_written_in_batches_with_one_audit_entry(
 
     monkeypatch.setattr(mem_hub.evaluations.store, "save_results", counted)
     evaluation = mem_hub.evaluations.create_local(lambda m: "answer", dataset.id, progress=False)
-    assert sum(batches) == 23 and max(batches) <= 5 and len(batches) >= 5
+    assert sum(batches) == 23 and len(batches) < 23  # transactions of many results
     entries = mem_hub.audit.search(project_id=evaluation.project_id)
     assert not [e for e in entries if e.entity_type == "evaluation_result"]
     (entry,) = [e for e in entries if e.action == "results"]
