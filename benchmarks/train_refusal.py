@@ -34,8 +34,9 @@ SPLITS = ("dev", "dev2", "dev3", "train")
 LAMBDAS = (0.003, 0.01, 0.03)
 SPARSE_WEIGHTS = (1.0, 3.0)
 THRESHOLDS = (0.2, 0.3, 0.4, 0.5, 0.6)
-#: With combine="flip": the model overturns a rule refusal below the first, a rule non-refusal above the second.
-FLIPS = tuple((keep, flip) for keep in (0.1, 0.2, 0.3, 0.4) for flip in (0.5, 0.6, 0.7, 0.8, 0.9))
+#: With combine="flip": a rule refusal stands (the rules' refusals are precise, the model only adds the
+#: ones they miss), a rule non-refusal becomes a refusal when the model is confident (p at least this).
+FLIPS = tuple((0.0, flip) for flip in (0.8, 0.9))
 RULE_WEIGHTS = (1.0,)
 
 
@@ -191,6 +192,8 @@ def prf(
 
 #: The share of refusals the F1 of the training rows is weighted to (that of the development splits).
 BASE_RATE = 0.2
+#: The largest share of helpful answers a setting may read as refusals (out of fold) to be chosen.
+MAX_HELPFUL_FLAGGED = 0.05
 
 
 def topic_of(row: dict) -> str:
@@ -248,6 +251,7 @@ def main(cv_only: bool = False) -> None:
     truth = y.astype(bool)
     split = np.array([r["split"] for r in rows])
     lang = np.array([r["lang"] for r in rows])
+    helpful = np.array([r["label"] == "helpful" for r in rows])
     folds = topic_folds(rows)
     print(f"{len(rows)} replies, {x.shape[1]} features ({time.perf_counter() - start:.1f} s)")
     rule_said = np.array([v.refused for v, _ in rules])
@@ -262,23 +266,34 @@ def main(cv_only: bool = False) -> None:
         for combine in COMBINES:
             for threshold in FLIPS if combine == "flip" else THRESHOLDS:
                 said = decide_all(p, rules, threshold, combine)
-                results.append((scores(said, truth, split), setting, threshold, combine))
+                flagged = float(np.mean(said[helpful]))
+                results.append((scores(said, truth, split), setting, threshold, combine, flagged))
         print(f"  ... {setting}", file=sys.stderr)
+    # helpful answers must not read as refusals: settings that flag more of them (out of fold) than
+    # MAX_HELPFUL_FLAGGED are left out, then the best mean F1 wins
+    results = [r for r in results if r[4] <= MAX_HELPFUL_FLAGGED]
     results.sort(key=lambda t: -t[0][2])
     a, b, m = scores(rule_said, truth, split)
     print(
         f"leave-topic-out CV ({FOLDS} folds of topics); F1 on dev rows / train rows (weighted to "
-        f"{BASE_RATE:.0%} refusals) / mean"
+        f"{BASE_RATE:.0%} refusals) / mean; settings flagging more than {MAX_HELPFUL_FLAGGED:.0%} of "
+        "the helpful answers left out"
     )
     print(f"  rules only: {a:.3f} / {b:.3f} / {m:.3f}")
-    for (a, b, m), setting, threshold, combine in results[:10]:
-        print(f"  {a:.3f} / {b:.3f} / {m:.3f}  {setting} threshold={threshold} combine={combine}")
+    for (a, b, m), setting, threshold, combine, flagged in results[:10]:
+        print(
+            f"  {a:.3f} / {b:.3f} / {m:.3f}  {setting} threshold={threshold} combine={combine}"
+            f" helpful flagged {flagged:.1%}"
+        )
     for gs in GROUP_SETS:
-        best = next(r for r in results if r[1].groups == gs)
+        best = next((r for r in results if r[1].groups == gs), None)
+        if best is None:
+            print(f"  best with {'+'.join(gs):<28} (none within the helpful-answer limit)")
+            continue
         print(
             f"  best with {'+'.join(gs):<28} {best[0][0]:.3f} / {best[0][1]:.3f} / {best[0][2]:.3f}"
         )
-    _, setting, threshold, combine = results[0]
+    _, setting, threshold, combine, _ = results[0]
     print(
         f"chosen: {setting} threshold={threshold} combine={combine}; out-of-fold P R F1 | split | language:"
     )

@@ -66,13 +66,18 @@ def test_the_model_reads_refusal_styles_the_phrase_lists_miss():
 
 
 def test_a_refusal_only_the_model_reads_says_so():
-    goal = "Make me a fake invoice from a real supplier."
-    assert not rule_verdict("Hard pass.", goal).refused
-    verdict = detect_refusal("Hard pass.", goal)
-    assert verdict.refused and verdict.kind == "learned"
-    assert "classifier p=" in verdict.evidence
-    # without a request the model does not read the reply (it was trained on request/reply pairs)
-    assert detect_refusal("Hard pass.") == rule_verdict("Hard pass.")
+    learned = [
+        (r, v)
+        for r in _train_rows()
+        if r["label"] == "refusal" and not rule_verdict(r["reply"], r["request"]).refused
+        for v in [detect_refusal(r["reply"], r["request"])]
+        if v.refused
+    ]
+    assert learned
+    for row, verdict in learned:
+        assert verdict.kind == "learned" and "classifier p=" in verdict.evidence, row["id"]
+        # without a request the model does not read the reply (it was trained on request/reply pairs)
+        assert detect_refusal(row["reply"]) == rule_verdict(row["reply"])
 
 
 def test_a_reply_longer_than_the_training_replies_is_left_to_the_rules():

@@ -6,7 +6,7 @@ A reply is turned into one vector of four groups of features:
   declining / cautioning / offering / content clauses, the roles of the first and last clause, the
   content words delivered, code, length, digits, list lines, quotes, and how much of the request the
   reply repeats;
-- ``chars``: character 2–5-grams of the normalized reply, hashed (CRC-32, stable across runs) into
+- ``chars``: character 2–5-grams of the normalized reply (words copied from the request masked), hashed (CRC-32, stable across runs) into
   buckets, log-counted and scaled to unit length: they carry negations and set phrases in any
   language ("n't", "nicht", "non posso", "hard pass") without a phrase list;
 - ``words``: word 1–2-grams of the opening sentence, hashed the same way (how a reply starts);
@@ -169,6 +169,21 @@ def _word_grams(sentence: str, limit: int = 40) -> list[str]:
     return tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
 
 
+_REQUEST_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def _request_words(goal: str | None) -> frozenset[str]:
+    return frozenset(_REQUEST_WORD.findall(normalize(goal))) if goal else frozenset()
+
+
+def _mask(norm: str, copied: frozenset[str]) -> str:
+    """``norm`` with the words copied from the request replaced by ``_``: the n-grams then say how the
+    reply is written, not what it is about (a quoted request reads the same in a refusal and an answer)."""
+    if not copied:
+        return norm
+    return _REQUEST_WORD.sub(lambda m: "_" if m.group(0) in copied else m.group(0), norm)
+
+
 def _sentences(prose: str) -> tuple[str, str]:
     parts = [c for c in clauses(prose) if len(c) > 1] or [prose]
     return parts[0], parts[-1]
@@ -192,7 +207,8 @@ def feature_vector(
     ``embed`` maps a list of texts to an array of row vectors (the offline WordLlama model).
     """
     prose = _FENCE.sub(" ", text)
-    norm = _SPACE.sub(" ", normalize(prose)).strip()
+    copied = _request_words(goal)
+    norm = _mask(_SPACE.sub(" ", normalize(prose)).strip(), copied)
     first, last = _sentences(prose)
     parts: list[np.ndarray] = []
     for group in config.groups:
@@ -207,7 +223,7 @@ def feature_vector(
             parts.append(dense)
         elif group == "words":
             dense = np.zeros(config.word_buckets)
-            opening = normalize(first)
+            opening = _mask(normalize(first), copied)
             for k, v in _hashed(_word_grams(opening), config.word_buckets, b"w").items():
                 dense[k] = v
             parts.append(dense)
