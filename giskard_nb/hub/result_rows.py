@@ -19,6 +19,7 @@ from pydantic_core import PydanticSerializationError, from_json, to_json, to_jso
 
 from giskard_nb.core.sanitize import valid_unicode_data
 from giskard_nb.core.usage import USAGE_METRICS
+from giskard_nb.frames.hub_results import RESULT_COLUMNS
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.models.evaluation_result import EvaluationResult, check_view
 
@@ -36,30 +37,7 @@ __all__ = [
 
 #: The stored columns of one row of the results DataFrame, in the frame's order (``id`` is its
 #: ``result_id``): read as they are, no JSON parsed (``giskard_nb.frames.hub_results``).
-FRAME_COLUMNS = (
-    "evaluation_id",
-    "id",
-    "test_case_id",
-    "status",
-    "failure_category",
-    "failure_category_title",
-    "failure_category_source",
-    "question",
-    "agent_output",
-    "agent_metadata",
-    "error",
-    "n_checks",
-    "n_failed_checks",
-    "duration_ms",
-    "prompt_tokens",
-    "completion_tokens",
-    "total_tokens",
-    "llm_calls",
-    "cost_usd",
-    "tags",
-    "messages",
-    "created_at",
-)
+FRAME_COLUMNS = tuple("id" if c == "result_id" else c for c in RESULT_COLUMNS)
 _FAILED = frozenset({"fail", "error"})
 
 
