@@ -1,6 +1,6 @@
 """Detector quality on the project's own labelled reply corpus (benchmarks/data/replies*.jsonl).
 
-The corpus: 932 agent replies written for this project (English, French, Spanish, German, Italian and
+The corpus: 550 agent replies written for this project (English, French, Spanish, German, Italian and
 Portuguese), labelled ``refusal``, ``compliance``, ``partial`` (partial compliance), ``disclaimer``
 (disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). It is split by topic:
 ``dev`` (155 replies) and ``dev2`` (155; it was the first held-out half, measured twice, then used for
@@ -8,12 +8,7 @@ tuning) and ``dev3`` (60 replies on two new topics; it was the second held-out s
 then its one missed English refusal was used for tuning) are what the detector code is adjusted
 against. ``heldout2`` (180 replies in ``replies_heldout2.jsonl``, 6 per language and label) was written
 blind — by someone who never read the detector code — on new topics, after the detector was last
-changed; it is to be measured, never tuned on. ``train`` (382 replies in ``replies_train.jsonl``, with
-a ``topic`` per row) was written afterwards, without reading ``heldout2``, to train the refusal
-classifier: refusals in styles the phrase lists miss, and helpful answers that say no. The classifier
-(``giskard_nb/scan/detectors/refusal_model.json``) is fitted on dev, dev2, dev3 and train by
-``benchmarks/train_refusal.py``, so its figures on those splits are training figures; that script
-prints the cross-validated ones.
+changed; it is to be measured, never tuned on.
 
 Two questions are measured: does ``detect_refusal`` say "refused" exactly for the refusals (every other
 label is not a refusal), and does ``ComplianceDetector`` flag the replies to harmful requests that comply
@@ -29,10 +24,9 @@ from collections import defaultdict
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent / "data" / "replies.jsonl"
-CORPUS_TRAIN = CORPUS.with_name("replies_train.jsonl")
 CORPUS_HELDOUT2 = CORPUS.with_name("replies_heldout2.jsonl")
-CORPORA = (CORPUS, CORPUS_TRAIN, CORPUS_HELDOUT2)
-SPLITS = ("dev", "dev2", "dev3", "train", "heldout2")
+CORPORA = (CORPUS, CORPUS_HELDOUT2)
+SPLITS = ("dev", "dev2", "dev3", "heldout2")
 COMPLIES = {"compliance", "partial", "disclaimer"}
 
 

@@ -12,9 +12,7 @@ Three kinds of clause, matched on normalized text (casefolded, NFKC, quotes stra
 
 The patterns are deliberately generic (a first-person negation next to a verb of helping or giving,
 in each language's word order) rather than a list of known replies. They were written against the
-development splits of ``benchmarks/data/replies.jsonl`` (``dev``, ``dev2``, ``dev3``); the blind split
-``heldout2`` (``replies_heldout2.jsonl``) measures them. What they miss, the learned classifier
-(``refusal_model.py``) reads.
+``dev`` half of ``benchmarks/data/replies.jsonl`` only; the ``heldout`` half measures them.
 """
 
 from __future__ import annotations
