@@ -15,7 +15,8 @@ version is raised. From then on older versions of giskard-nb refuse the file wit
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -36,15 +37,20 @@ _BATCH = 1000
 logger = logging.getLogger(__name__)
 
 
+def _stored_tables(conn: sa.Connection, metadata: sa.MetaData) -> Iterator[tuple[Any, sa.Table]]:
+    """The tables of ``metadata`` the database already has, with an inspector of it."""
+    inspector = sa.inspect(conn)
+    existing = set(inspector.get_table_names())
+    for table in metadata.sorted_tables:
+        if table.name in existing:
+            yield inspector, table
+
+
 def add_missing_columns(conn: sa.Connection, metadata: sa.MetaData) -> list[str]:
     """Add to the database every nullable column ``metadata`` has and its tables lack; returns them
     as ``"table.column"``."""
-    inspector = sa.inspect(conn)
-    existing_tables = set(inspector.get_table_names())
     added = []
-    for table in metadata.sorted_tables:
-        if table.name not in existing_tables:
-            continue
+    for inspector, table in _stored_tables(conn, metadata):
         present = {c["name"] for c in inspector.get_columns(table.name)}
         for column in table.columns:
             if column.name in present:
@@ -60,12 +66,8 @@ def add_missing_columns(conn: sa.Connection, metadata: sa.MetaData) -> list[str]
 def add_missing_indexes(conn: sa.Connection, metadata: sa.MetaData) -> list[str]:
     """Create every index ``metadata`` declares and the database's existing tables lack; returns
     their names."""
-    inspector = sa.inspect(conn)
-    existing_tables = set(inspector.get_table_names())
     added = []
-    for table in metadata.sorted_tables:
-        if table.name not in existing_tables:
-            continue
+    for inspector, table in _stored_tables(conn, metadata):
         present = {i["name"] for i in inspector.get_indexes(table.name)}
         for index in table.indexes:
             if index.name not in present:
