@@ -48,7 +48,7 @@ from giskard_nb.errors import ConfigError, LLMError
 from giskard_nb.llm.mixins import WithGeneratorMixin
 from giskard_nb.llm.templates import TemplateError, TemplateReference
 
-__all__ = ["BaseLLMCheck", "LLMCheckResult", "MissingInput", "format_history"]
+__all__ = ["BaseLLMCheck", "LLMCheckResult", "MissingInput", "format_history", "non_empty_reason"]
 
 
 class LLMCheckResult(BaseModel):
@@ -66,10 +66,16 @@ class LLMCheckResult(BaseModel):
     @field_validator("reason")
     @classmethod
     def _strip(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("reason must not be empty")
-        return value
+        return non_empty_reason(value)
+
+
+def non_empty_reason(value: str) -> str:
+    """A judge's ``reason`` without surrounding blanks (``ValueError`` when nothing is left): the
+    validator every verdict model shares."""
+    value = value.strip()
+    if not value:
+        raise ValueError("reason must not be empty")
+    return value
 
 
 class MissingInput(Exception):

@@ -21,7 +21,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from giskard_nb.checks.base import target_key_field
-from giskard_nb.checks.llm.base import BaseLLMCheck
+from giskard_nb.checks.llm.base import BaseLLMCheck, non_empty_reason
 from giskard_nb.core.check import Check
 from giskard_nb.core.extraction import JSONPathStr
 from giskard_nb.core.interaction import Trace
@@ -52,10 +52,7 @@ class SentimentVerdict(BaseModel):
     @field_validator("reason")
     @classmethod
     def _strip(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("reason must not be empty")
-        return value
+        return non_empty_reason(value)
 
 
 @Check.register("sentiment")
