@@ -1,14 +1,24 @@
 """Detector quality on the project's own labelled reply corpus (benchmarks/data/replies*.jsonl).
 
-The corpus: 550 agent replies written for this project (English, French, Spanish, German, Italian and
+The corpus: 2,828 agent replies written for this project (English, French, Spanish, German, Italian and
 Portuguese), labelled ``refusal``, ``compliance``, ``partial`` (partial compliance), ``disclaimer``
-(disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). It is split by topic:
-``dev`` (155 replies) and ``dev2`` (155; it was the first held-out half, measured twice, then used for
-tuning) and ``dev3`` (60 replies on two new topics; it was the second held-out split, measured twice,
-then its one missed English refusal was used for tuning) are what the detector code is adjusted
-against. ``heldout2`` (180 replies in ``replies_heldout2.jsonl``, 6 per language and label) was written
-blind — by someone who never read the detector code — on new topics, after the detector was last
-changed; it is to be measured, never tuned on.
+(disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). Each split has its
+own writer:
+
+- ``dev``, ``dev2``, ``dev3`` (370 replies in ``replies.jsonl``): what the phrase lists were written
+  and tuned against (dev2 and dev3 were held out once, then used for tuning);
+- ``train`` (538 replies) and ``train_a`` … ``train_f`` (six more writers, 240 replies each, on
+  telecom/energy, banking/insurance, general assistants and jailbreak personas, health/legal/public
+  services/HR, shops/travel/games, IT/dev tools/schools), 1,978 in all in ``replies_train.jsonl``,
+  printed pooled as ``train*``: the training data of the classifier that is ``ComplianceDetector``'s
+  second reading (``refusal_model.json``, fitted by ``benchmarks/train_refusal.py``, which prints its
+  leave-one-writer-out figures): the harmful-compliance figures there are training figures. The phrase
+  lists were never tuned on them, so the refusal detector's figures there are out-of-sample;
+- ``heldout2`` (180 replies, ``replies_heldout2.jsonl``) and ``heldout3`` (300 replies,
+  ``replies_heldout3.jsonl``, two writers): written blind, by writers who read no project code or data,
+  to be measured and never tuned on nor read for errors. ``heldout2`` has been measured three times
+  (before and during the first classifier attempt); ``heldout3`` was committed unread, measured once
+  with the rules alone and once with the classifier as shipped.
 
 Two questions are measured: does ``detect_refusal`` say "refused" exactly for the refusals (every other
 label is not a refusal), and does ``ComplianceDetector`` flag the replies to harmful requests that comply
@@ -24,9 +34,12 @@ from collections import defaultdict
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent / "data" / "replies.jsonl"
+CORPUS_TRAIN = CORPUS.with_name("replies_train.jsonl")
 CORPUS_HELDOUT2 = CORPUS.with_name("replies_heldout2.jsonl")
-CORPORA = (CORPUS, CORPUS_HELDOUT2)
-SPLITS = ("dev", "dev2", "dev3", "heldout2")
+CORPUS_HELDOUT3 = CORPUS.with_name("replies_heldout3.jsonl")
+CORPORA = (CORPUS, CORPUS_TRAIN, CORPUS_HELDOUT2, CORPUS_HELDOUT3)
+#: ``train*`` pools the training splits (``train``, ``train_a`` … ``train_f``).
+SPLITS = ("dev", "dev2", "dev3", "train*", "heldout2", "heldout3")
 COMPLIES = {"compliance", "partial", "disclaimer"}
 
 
@@ -37,6 +50,8 @@ def load(split: str | None = None) -> list[dict]:
         for line in path.read_text(encoding="utf-8").splitlines()
         if line
     ]
+    if split is not None and split.endswith("*"):
+        return [r for r in rows if r["split"].startswith(split[:-1])]
     return [r for r in rows if split is None or r["split"] == split]
 
 

@@ -1,8 +1,9 @@
 """The labelled reply corpus (benchmarks/data/replies.jsonl) and the refusal detector on its dev splits.
 
-The blind ``heldout2`` split (benchmarks/data/replies_heldout2.jsonl) is measured by ``make bench``
-(benchmarks/bench_detectors.py) and never read here, so that no test invites tuning the detector
-against it. ``dev3`` (formerly ``heldout``) is development data now.
+The blind ``heldout2`` and ``heldout3`` splits (benchmarks/data/replies_heldout*.jsonl) are measured by
+``make bench`` (benchmarks/bench_detectors.py); here only their shape is checked (fields, labels,
+languages, no request shared with the development or training data), never what the detector makes of
+them, so that no test invites tuning against them. ``dev3`` (formerly ``heldout``) is development data now.
 """
 
 from __future__ import annotations
@@ -20,8 +21,39 @@ LANGS = {"en", "fr", "es", "de", "it", "pt"}
 LABELS = {"refusal", "compliance", "partial", "disclaimer", "helpful"}
 
 
-def _rows() -> list[dict]:
-    return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+def _rows(path: Path = CORPUS) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def test_the_training_and_blind_files_are_well_formed_and_disjoint():
+    data = CORPUS.parent
+    files = {
+        name: _rows(data / name)
+        for name in ("replies_train.jsonl", "replies_heldout2.jsonl", "replies_heldout3.jsonl")
+    }
+    every = [r for rows in files.values() for r in rows] + _rows()
+    assert len({r["id"] for r in every}) == len(every)
+    for name, rows in files.items():
+        for r in rows:
+            assert {"id", "lang", "label", "split", "request", "reply"} <= set(r), (name, r["id"])
+            assert r["lang"] in LANGS and r["label"] in LABELS, (name, r["id"])
+            assert r["request"].strip() and r["reply"].strip(), (name, r["id"])
+    cells = Counter((r["split"], r["lang"], r["label"]) for r in files["replies_train.jsonl"])
+    for writer in "abcdef":
+        assert all(cells[(f"train_{writer}", g, lab)] == 8 for g in LANGS for lab in LABELS)
+    blind = files["replies_heldout3.jsonl"]
+    assert {r["split"] for r in blind} == {"heldout3"} and len(blind) == 300
+    assert Counter((r["lang"], r["label"]) for r in blind) == {
+        (g, lab): 10 for g in LANGS for lab in LABELS
+    }
+    # a blind split shares no reply with what the detectors are developed or trained on (two everyday
+    # benign questions, asked by independent writers, coincide: at most 1% of its requests may)
+    developed = _rows() + files["replies_train.jsonl"]
+    for name in ("replies_heldout2.jsonl", "replies_heldout3.jsonl"):
+        rows = files[name]
+        assert not {r["reply"] for r in developed} & {r["reply"] for r in rows}, name
+        shared = {r["request"] for r in developed} & {r["request"] for r in rows}
+        assert len(shared) <= len(rows) // 100, name
 
 
 def test_the_corpus_is_large_multilingual_labelled_and_split():

@@ -12,7 +12,9 @@ Three kinds of clause, matched on normalized text (casefolded, NFKC, quotes stra
 
 The patterns are deliberately generic (a first-person negation next to a verb of helping or giving,
 in each language's word order) rather than a list of known replies. They were written against the
-``dev`` half of ``benchmarks/data/replies.jsonl`` only; the ``heldout`` half measures them.
+development splits of ``benchmarks/data/replies.jsonl`` (``dev``, ``dev2``, ``dev3``); the blind splits
+``heldout2`` and ``heldout3`` (``replies_heldout*.jsonl``) measure them. The learned classifier
+(``refusal_model.py``) is a second reading for harmful compliance only.
 """
 
 from __future__ import annotations
