@@ -29,6 +29,19 @@ POOL = [
 ]
 
 
+#: Ways to ask about a passage: two questions on one passage must differ in more than a number, or the
+#: generator drops the second as a near duplicate (which made the outcome depend on the tests run before).
+ASKING = [
+    "Could you tell me whether it is true that",
+    "My friend claims the following, is that right:",
+    "What exactly happens here, and how long does it last:",
+    "Is there any exception to the rule that says",
+    "Where in your policy does it say that",
+    "Can a customer in a hurry rely on this statement:",
+    "Why would your website state that",
+]
+
+
 def fake_model(request):
     """Persona batches, document questions and topic names, told apart by the prompt."""
     prompt = request.last_user_message
@@ -46,7 +59,7 @@ def fake_model(request):
     if "## The passage" in prompt:
         passage = prompt.split("## The passage\n", 1)[1].split("\n", 1)[0]
         return {
-            "question": f"Question {next(_n)} about {passage[:30]}?",
+            "question": f"{ASKING[next(_n) % len(ASKING)]} {passage[:30]}?",
             "reference_answer": passage,
         }
     return "unexpected prompt"
