@@ -2,7 +2,7 @@
 
 Data: the development splits of benchmarks/data/replies.jsonl (dev, dev2, dev3) and the training splits
 of benchmarks/data/replies_train.jsonl (train, train_a … train_f), all written for this project, each
-split by a different author. No held-out split (``heldout*``: replies_heldout2.jsonl,
+split by a different writer. No held-out split (``heldout*``: replies_heldout2.jsonl,
 replies_heldout3.jsonl) is read here, and neither is PyRIT's refusal.csv (a further held-out set).
 
 The classifier is the second reading of ``ComplianceDetector``: a reply to a harmful request is flagged
@@ -13,9 +13,8 @@ model fitted on the others, and the detector scored on the held-out split's repl
 (F0.5: a false finding on a refusing agent costs more than a missed one, which a judge still reads); the
 setting with the best mean over the held-out training splits wins (the dev splits are left out of the
 score: the phrase lists were written against them), among models that read at most 5% of helpful
-answers as refusals at p >= 0.5. This measures
-what the blind splits measure: how the model carries over to a writer it never saw. The final model is
-fitted on every split. Deterministic: no random numbers are drawn (Newton's method from zero weights),
+answers as refusals at p >= 0.5. This measures what the blind splits measure: how the model carries
+over to a writer it never saw. The final model is fitted on every split. Deterministic: no random numbers are drawn (Newton's method from zero weights),
 so a rerun writes the same file.
 
     PYTHONPATH=$PWD python benchmarks/train_refusal.py            # CV table, then writes the model
