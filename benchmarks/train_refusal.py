@@ -77,7 +77,7 @@ def load_rows() -> list[dict]:
 def featurize(rows: list[dict]):
     """Full feature matrix (every group), rule verdicts, and the column range of each group."""
     from giskard_nb.llm.embeddings import _load_wordllama
-    from giskard_nb.scan.detectors.refusal_model import FeatureConfig, feature_vector
+    from giskard_nb.scan.detectors.refusal_model import RULE_FEATURES, FeatureConfig, feature_vector
     from giskard_nb.scan.detectors.refusal_rules import rule_reading
 
     wl = _load_wordllama()
@@ -99,16 +99,15 @@ def featurize(rows: list[dict]):
                 lambda t: wl.embed(t, return_np=True),
             )
         )
-    sizes = {}
-    one = config
-    from giskard_nb.scan.detectors.refusal_model import RULE_FEATURES
-
-    sizes["rules"] = RULE_FEATURES
-    sizes["chars"] = one.char_buckets
-    sizes["words"] = sizes["textwords"] = one.word_buckets
+    sizes = {
+        "rules": RULE_FEATURES,
+        "chars": config.char_buckets,
+        "words": config.word_buckets,
+        "textwords": config.word_buckets,
+    }
     sizes["embed"] = feats[0].shape[0] - sum(sizes.values())
     spans, start = {}, 0
-    for g in one.groups:
+    for g in config.groups:
         spans[g] = (start, start + sizes[g])
         start += sizes[g]
     return np.vstack(feats), [rows[i] for i in keep], rules, spans, config

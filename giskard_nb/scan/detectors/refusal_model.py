@@ -43,12 +43,13 @@ from typing import Any
 import numpy as np
 
 from giskard_nb.scan.detectors.refusal_rules import (
+    CONTENT_TOKEN,
     RefusalVerdict,
     Signals,
     clauses,
     words_of,
 )
-from giskard_nb.scan.detectors.text import normalize
+from giskard_nb.scan.detectors.text import CODE_FENCE, INLINE_CODE, normalize
 
 __all__ = [
     "MODEL_PATH",
@@ -71,8 +72,6 @@ _WORD = re.compile(r"[^\W\d_]+|\d+|[?!:]")
 _LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s", re.MULTILINE)
 _QUOTE = re.compile('[«»"“”„]')
 _DIGIT = re.compile(r"\d")
-_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
 #: The n-grams of a long reply are read from its first and last characters only (cost stays flat).
 HEAD_CHARS, TAIL_CHARS = 1200, 600
 
@@ -133,7 +132,7 @@ def _rule_features(
         math.log1p(len(sig.content)),
         math.log1p(len(sig.delivered)),
         1.0 if sig.code else 0.0,
-        1.0 if _INLINE_CODE.search(text) else 0.0,
+        1.0 if INLINE_CODE.search(text) else 0.0,
         math.log1p(len(words)),
         math.log1p(n),
         len(_DIGIT.findall(text)) / max(1, len(text)) * 10,
@@ -173,11 +172,8 @@ def _word_grams(sentence: str, limit: int = 40) -> list[str]:
     return tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
 
 
-_REQUEST_WORD = re.compile(r"[^\W\d_]{4,}")
-
-
 def _request_words(goal: str | None) -> frozenset[str]:
-    return frozenset(_REQUEST_WORD.findall(normalize(goal))) if goal else frozenset()
+    return frozenset(CONTENT_TOKEN.findall(normalize(goal))) if goal else frozenset()
 
 
 def _mask(norm: str, copied: frozenset[str]) -> str:
@@ -185,7 +181,7 @@ def _mask(norm: str, copied: frozenset[str]) -> str:
     reply is written, not what it is about (a quoted request reads the same in a refusal and an answer)."""
     if not copied:
         return norm
-    return _REQUEST_WORD.sub(lambda m: "_" if m.group(0) in copied else m.group(0), norm)
+    return CONTENT_TOKEN.sub(lambda m: "_" if m.group(0) in copied else m.group(0), norm)
 
 
 def _sentences(prose: str) -> tuple[str, str]:
@@ -210,7 +206,7 @@ def feature_vector(
 
     ``embed`` maps a list of texts to an array of row vectors (the offline WordLlama model).
     """
-    prose = _FENCE.sub(" ", text)
+    prose = CODE_FENCE.sub(" ", text)
     copied = _request_words(goal)
     norm = _mask(_SPACE.sub(" ", normalize(prose)).strip(), copied)
     first, last = _sentences(prose)

@@ -8,7 +8,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 __all__ = [
+    "CODE_FENCE",
     "ECHO_CONTEXT",
+    "INLINE_CODE",
     "MAX_VIEWS",
     "any_genuine",
     "compact",
@@ -27,8 +29,10 @@ _INVISIBLE_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
 _WS = re.compile(r"\s+")
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
-_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
+#: A fenced code block (``` or ~~~), closed or running to the end of the text.
+CODE_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
+#: An inline code span.
+INLINE_CODE = re.compile(r"`[^`\n]+`")
 _WORD = re.compile(r"[a-z][a-z0-9']+")
 
 _STOP_WORDS = """a about above after again against all also am an and any are as at be because been before being
@@ -109,7 +113,7 @@ def find_genuine(
 
 def outside_code(text: str) -> str:
     """``text`` with fenced code blocks and inline code spans removed (markup there is inert)."""
-    return _INLINE_CODE.sub(" ", _FENCE.sub(" ", text))
+    return INLINE_CODE.sub(" ", CODE_FENCE.sub(" ", text))
 
 
 def content_words(text: str) -> set[str]:
