@@ -344,7 +344,13 @@ class _ScanRun:
     async def detect(
         self, probe: Probe, attack: Attack, sent: list[str], replies: list[AgentReply]
     ) -> tuple[Detection | None, Usage]:
-        """Rule detectors first; the judge only if they found nothing and the reply is not a refusal."""
+        """Rule detectors first; the judge only if they found nothing and the reply is not empty.
+
+        The judge reads refusals too: a reply the phrase lists read as an explicit refusal can still
+        deliver part of what was asked ("I can't give a full guide. Briefly: ..."), and on writers the
+        lists were never tuned on they read 2.8% of complying replies that way (5.6% of partial
+        compliance; ``benchmarks/data/replies_train.jsonl``). A configured judge is the authority.
+        """
         ctx = self._context(attack, sent, replies)
         detectors = self.detectors[probe.id]
         for detector in [d for d in detectors if not d.uses_judge]:
@@ -352,10 +358,7 @@ class _ScanRun:
             if found is not None:
                 return found, Usage()
         judges = [d for d in detectors if d.uses_judge]
-        if not judges or detect_refusal(ctx.text, attack.goal or None).kind in (
-            "explicit",
-            "empty",
-        ):
+        if not judges or detect_refusal(ctx.text, attack.goal or None).kind == "empty":
             return None, Usage()
         for detector in judges:
             found = await _run_detector(detector, ctx)
