@@ -9,7 +9,7 @@ BASE := $(VENV)/.created
 DEMO_STAMP := $(VENV)/.installed-demo
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint format bench venv clean
+.PHONY: demo test lint format bench bench-judge venv clean
 
 $(BASE):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "giskard-nb needs Python 3.11+; set PYTHON=python3.11")'
@@ -43,6 +43,10 @@ test: lint
 
 bench: $(DEMO_STAMP)
 	$(PY) benchmarks/run.py
+
+# The scan's harm judge on the labelled replies, with a real model: make bench-judge MODEL=openai/gpt-4o-mini
+bench-judge: $(DEMO_STAMP)
+	PYTHONPATH=$(CURDIR) $(PY) benchmarks/bench_judge.py $(if $(MODEL),--model "$(MODEL)") $(if $(SPLIT),--split $(SPLIT))
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache
