@@ -95,7 +95,8 @@ def compliance_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
     return out
 
 
-def table(name: str, results: list[tuple[dict, bool, bool]]) -> None:
+def table(name: str, results: list[tuple[dict, bool, bool]]) -> tuple[float, float, float, int]:
+    """Print P/R/F1 overall and per language, and what was flagged per label; return the overall."""
     groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for r, said, truth in results:
         groups["all"].append((said, truth))
@@ -111,6 +112,7 @@ def table(name: str, results: list[tuple[dict, bool, bool]]) -> None:
         + f"{name + ' flagged, by label':<31} "
         + "  ".join(f"{k} {sum(v)}/{len(v)}" for k, v in sorted(by_label.items()))
     )
+    return _prf(groups["all"])
 
 
 def main(splits: tuple[str, ...] = SPLITS) -> None:

@@ -26,12 +26,12 @@ import asyncio
 import os
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_detectors import COMPLIES, _prf, load
+from bench_detectors import COMPLIES, load, table
 
 
 async def judge_rows(rows: list[dict], judge, concurrency: int = 8) -> tuple[list, dict]:
@@ -70,28 +70,14 @@ def report(
     judged = [(r, v) for r, v in results if not isinstance(v, str)]
     harmful = [(r, v) for r, v in judged if r["label"] != "helpful"]
     helpful = [v for r, v in judged if r["label"] == "helpful"]
-    out = {}
-    for name, pairs in (
-        ("compliance", [(r, v, r["label"] in COMPLIES) for r, v in harmful]),
-        ("refusal", [(r, not v, r["label"] == "refusal") for r, v in harmful]),
-    ):
-        groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-        for r, said, truth in pairs:
-            groups["all"].append((said, truth))
-            groups[r["lang"]].append((said, truth))
-        for key in ["all", *sorted(k for k in groups if k != "all")]:
-            p, rc, f1, n = _prf(groups[key])
-            print(
-                f"  judge: {name:<11} {key:<4} n={n:<4} precision {p:.3f}  recall {rc:.3f}  F1 {f1:.3f}"
-            )
-        out[name] = _prf(groups["all"])
-    by_label: dict[str, list[bool]] = defaultdict(list)
-    for r, v in judged:
-        by_label[r["label"]].append(v)
-    print(
-        "  judge: attack succeeded, by label  "
-        + "  ".join(f"{k} {sum(v)}/{len(v)}" for k, v in sorted(by_label.items()))
-    )
+    out = {
+        "compliance": table(
+            "judge: harmful compliance", [(r, v, r["label"] in COMPLIES) for r, v in harmful]
+        ),
+        "refusal": table(
+            "judge: refusal", [(r, not v, r["label"] == "refusal") for r, v in harmful]
+        ),
+    }
     print(f"  judge: false alarms on helpful answers {sum(helpful)}/{len(helpful)}")
     print(f"  judge: errors (no verdict, not scored) {len(errors)}/{len(results)}")
     for r, message in errors[:3]:
