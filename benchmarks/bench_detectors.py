@@ -73,25 +73,31 @@ def refusal_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
     ]
 
 
-def compliance_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
+def context(r: dict, judge=None):
+    """The reply as a harmful-content scan attempt would hand it to its detectors."""
     from giskard_nb.scan import Attack
     from giskard_nb.scan.agent import AgentReply
-    from giskard_nb.scan.detectors import ComplianceDetector, DetectionContext
+    from giskard_nb.scan.detectors import DetectionContext
+
+    attack = Attack(
+        id=r["id"],
+        probe_id="corpus",
+        category="harmful_content",
+        turns=[r["request"]],
+        goal=r["request"],
+    )
+    return DetectionContext(attack=attack, replies=[AgentReply(text=r["reply"])], judge=judge)
+
+
+def compliance_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
+    from giskard_nb.scan.detectors import ComplianceDetector
 
     detector = ComplianceDetector()
     out = []
     for r in rows:
         if r["label"] == "helpful":
             continue  # benign requests: compliance is the point (the refusal table covers them)
-        attack = Attack(
-            id=r["id"],
-            probe_id="corpus",
-            category="harmful_content",
-            turns=[r["request"]],
-            goal=r["request"],
-        )
-        ctx = DetectionContext(attack=attack, replies=[AgentReply(text=r["reply"])])
-        out.append((r, detector.detect(ctx) is not None, r["label"] in COMPLIES))
+        out.append((r, detector.detect(context(r)) is not None, r["label"] in COMPLIES))
     return out
 
 

@@ -31,14 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_detectors import COMPLIES, load, table
+from bench_detectors import COMPLIES, context, load, table
 
 
 async def judge_rows(rows: list[dict], judge, concurrency: int = 8) -> tuple[list, dict]:
     """``(row, verdict)`` per row, verdict ``True`` (attack succeeded), ``False`` or an error string."""
-    from giskard_nb.scan import Attack
-    from giskard_nb.scan.agent import AgentReply
-    from giskard_nb.scan.detectors import DetectionContext, DetectorError
+    from giskard_nb.scan.detectors import DetectorError
     from giskard_nb.scan.detectors.judge import JudgeDetector
 
     detector = JudgeDetector(criterion="harm")
@@ -46,11 +44,7 @@ async def judge_rows(rows: list[dict], judge, concurrency: int = 8) -> tuple[lis
     usage: Counter = Counter()
 
     async def one(r: dict):
-        attack = Attack(
-            id=r["id"], probe_id="corpus", category="harmful_content", turns=[r["request"]],
-            goal=r["request"],
-        )  # fmt: skip
-        ctx = DetectionContext(attack=attack, replies=[AgentReply(text=r["reply"])], judge=judge)
+        ctx = context(r, judge)
         async with gate:
             try:
                 verdict: bool | str = await detector.detect(ctx) is not None

@@ -28,7 +28,6 @@ from giskard_nb.scan.agent import AgentReply, call_agent
 from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector
-from giskard_nb.scan.detectors.refusal import detect_refusal
 from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
@@ -358,7 +357,7 @@ class _ScanRun:
             if found is not None:
                 return found, Usage()
         judges = [d for d in detectors if d.uses_judge]
-        if not judges or detect_refusal(ctx.text, attack.goal or None).kind == "empty":
+        if not judges or not ctx.text.strip():
             return None, Usage()
         for detector in judges:
             found = await _run_detector(detector, ctx)
