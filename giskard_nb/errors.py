@@ -115,3 +115,14 @@ class HubError(GiskardNBError):
 
 class NotFoundError(HubError, LookupError):
     """No record with that id."""
+
+
+class HubStorageError(HubError):
+    """The Hub's database could not be read or written (a full disk, a read-only or damaged file, a
+    lost server). The message says what failed and what to do, never the SQL; ``reason`` is one of
+    ``"disk_full"``, ``"read_only"``, ``"corrupt"``, ``"locked"``, ``"connection"``, ``"conflict"``,
+    ``"bad_row"``, ``"other"``."""
+
+    def __init__(self, message: str, *, reason: str = "other"):
+        super().__init__(message)
+        self.reason = reason

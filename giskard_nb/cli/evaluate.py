@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from giskard_nb.cli._common import UsageError, add_hub_options, open_hub, project_for, resolve_agent
-from giskard_nb.cli.reports import print_failures, write_junit
+from giskard_nb.cli.reports import RAW_CSV_HELP, print_failures, write_junit
 
 __all__ = ["add_parser", "run"]
 
@@ -52,6 +52,7 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--name", help="the evaluation's name")
     p.add_argument("--junit", metavar="PATH", help="write a JUnit XML report (one testcase a case)")
     p.add_argument("--csv", metavar="PATH", help="write the results table as CSV")
+    p.add_argument("--raw-csv", action="store_true", help=RAW_CSV_HELP)
     p.add_argument(
         "--parquet", metavar="PATH", help="write the results table as Parquet (needs pyarrow)"
     )
@@ -157,5 +158,7 @@ def _write_reports(evaluation: Any, results: Any, args: argparse.Namespace) -> N
             from giskard_nb.frames import write_frame
 
             fmt = "parquet" if path == args.parquet else "csv"
-            written = write_frame(evaluation.to_dataframe(), path, format=fmt)
+            written = write_frame(
+                evaluation.to_dataframe(), path, format=fmt, escape_formulas=not args.raw_csv
+            )
             print(f"results ({fmt}): {written}", file=sys.stderr)

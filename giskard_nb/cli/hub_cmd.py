@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from giskard_nb.cli._common import UsageError, add_hub_options, open_hub
+from giskard_nb.cli.reports import RAW_CSV_HELP
 
 __all__ = ["add_parser", "run"]
 
@@ -46,6 +47,7 @@ def add_parser(commands: Any) -> None:
     export.add_argument(
         "--output", "-o", help="file to write (default: stdout; datasets JSONL, evaluations CSV)"
     )
+    export.add_argument("--raw-csv", action="store_true", help=RAW_CSV_HELP)
     for sub in (listing, show, export):
         add_hub_options(sub)
     p.set_defaults(run=run)
@@ -149,9 +151,11 @@ def _export(hub: Any, args: argparse.Namespace) -> int:
         )
     df = record.to_dataframe()
     if not args.output:
-        df.to_csv(sys.stdout, index=False)
+        from giskard_nb.core.files import write_csv
+
+        write_csv(df, sys.stdout, escape_formulas=not args.raw_csv)
         return 0
     from giskard_nb.frames import write_frame
 
-    print(write_frame(df, args.output), file=sys.stderr)
+    print(write_frame(df, args.output, escape_formulas=not args.raw_csv), file=sys.stderr)
     return 0

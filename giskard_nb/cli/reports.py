@@ -4,20 +4,22 @@ output is untrusted)."""
 from __future__ import annotations
 
 import os
-import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-__all__ = ["print_failures", "write_junit"]
+from giskard_nb.core.files import atomic_write
+from giskard_nb.core.junit import xml_text
+
+__all__ = ["RAW_CSV_HELP", "print_failures", "write_junit"]
+
+RAW_CSV_HELP = (
+    "write CSV cells as they are (by default a cell starting with = + - @, tab or CR gets a leading "
+    "' so that a spreadsheet shows it as text instead of running it as a formula)"
+)
 
 _MAX = 200
-#: Characters XML 1.0 cannot hold (control characters, lone surrogates): replaced by U+FFFD.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _xml(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+_xml = xml_text
 
 
 def _clip(text: str | None, limit: int = _MAX) -> str:
@@ -80,8 +82,8 @@ def write_junit(evaluation: Any, results: Any, path: str | os.PathLike[str]) -> 
             node.text = _xml(f"{why}\n\nagent reply:\n{reply}")
         ET.SubElement(case, "system-out").text = f"test case {result.test_case_id}"
     target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
     tree = ET.ElementTree(ET.Element("testsuites", name="giskard-nb"))
     tree.getroot().append(suite)
-    tree.write(target, encoding="utf-8", xml_declaration=True)
+    with atomic_write(target, binary=True) as handle:
+        tree.write(handle, encoding="utf-8", xml_declaration=True)
     return target

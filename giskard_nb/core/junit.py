@@ -1,4 +1,5 @@
-"""JUnit XML export of a SuiteResult (one <testcase> per scenario), for CI dashboards."""
+"""JUnit XML export of a SuiteResult (one <testcase> per scenario), for CI dashboards; ``xml_text``
+makes any text (agent output is untrusted) something XML 1.0 can hold."""
 
 from __future__ import annotations
 
@@ -12,11 +13,16 @@ from giskard_nb.core.render import scenario_report
 if TYPE_CHECKING:
     from giskard_nb.core.suite_result import SuiteResult
 
-_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: Characters XML 1.0 cannot hold (control characters, lone surrogates, U+FFFE/U+FFFF).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _clean(text: str) -> str:
-    return _ILLEGAL.sub(lambda m: f"#x{ord(m.group()):02X}", text)
+def xml_text(text: str) -> str:
+    """``text`` that XML 1.0 can hold: every character it cannot is replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+_clean = xml_text
 
 
 def suite_to_junit(result: SuiteResult) -> str:

@@ -157,13 +157,14 @@ class SuiteResult(BaseModel):
         )
 
     def to_junit_xml(self, path: str | Path | None = None) -> str:
-        """JUnit XML (one testcase per scenario); written to ``path`` when given."""
+        """JUnit XML (one testcase per scenario); written to ``path`` when given (atomically: a
+        failure leaves the previous report as it was)."""
+        from giskard_nb.core.files import write_text_atomic
         from giskard_nb.core.junit import suite_to_junit
 
         xml = suite_to_junit(self)
         if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(xml, encoding="utf-8")
+            write_text_atomic(path, xml)
         return xml
 
     def print_report(self, file: TextIO | None = None, group_by: str | None = None) -> None:

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from giskard_nb.core.files import atomic_write, safe_frame, write_csv
 from giskard_nb.errors import ConfigError, GiskardValidationError
 
 if TYPE_CHECKING:
@@ -31,10 +32,18 @@ def require_parquet() -> None:
 
 
 def write_frame(
-    df: pd.DataFrame, path: str | os.PathLike[str], *, format: str | None = None
+    df: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    escape_formulas: bool = True,
 ) -> Path:
     """Write ``df`` to ``path`` (``format``: one of ``FRAME_FORMATS``, default from the suffix);
-    the path written. Timestamps are written as ISO 8601 text in CSV and JSON."""
+    the path written. Timestamps are written as ISO 8601 text in CSV and JSON.
+
+    The file is replaced atomically (a failure leaves the previous file as it was); lone surrogates
+    in text become U+FFFD; in CSV, text a spreadsheet would run as a formula (``=``, ``+``, ``-``,
+    ``@``, tab, CR first) gets a leading apostrophe unless ``escape_formulas=False``."""
     target = Path(path).expanduser()
     kind = (format or target.suffix.lstrip(".")).lower()
     if kind not in FRAME_FORMATS:
@@ -44,18 +53,20 @@ def write_frame(
         )
     if kind == "parquet":
         require_parquet()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "csv":
-        df.to_csv(target, index=False)
-    elif kind == "parquet":
-        df.to_parquet(target, index=False)
-    else:
-        df.to_json(
-            target,
-            orient="records",
-            lines=kind == "jsonl",
-            date_format="iso",
-            force_ascii=False,
-            indent=None if kind == "jsonl" else 2,
-        )
+    with atomic_write(target, binary=kind == "parquet", newline="") as handle:
+        if kind == "csv":
+            write_csv(df, handle, escape_formulas=escape_formulas)
+            return target
+        df = safe_frame(df, csv=False)
+        if kind == "parquet":
+            df.to_parquet(handle, index=False)
+        else:
+            df.to_json(
+                handle,
+                orient="records",
+                lines=kind == "jsonl",
+                date_format="iso",
+                force_ascii=False,
+                indent=None if kind == "jsonl" else 2,
+            )
     return target

@@ -23,7 +23,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from giskard_nb.config import home_dir
-from giskard_nb.errors import ConfigError, HubError
+from giskard_nb.errors import ConfigError, HubError, HubStorageError
 from giskard_nb.hub import schema
 from giskard_nb.hub.migrate import (
     TABLE_LAYOUT,
@@ -33,6 +33,7 @@ from giskard_nb.hub.migrate import (
 )
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.secrets import mask_url
+from giskard_nb.hub.storage_errors import storage_error
 
 __all__ = ["Database", "resolve_url"]
 
@@ -60,7 +61,14 @@ def resolve_url(url: str | os.PathLike[str] | None) -> str:
             return f"postgresql+psycopg://{rest}"
         return text
     path = Path(text).expanduser().resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise HubStorageError(
+            f"cannot create the folder {str(path.parent)!r} of the Hub database ({exc.strerror}): "
+            "choose a path you may write to",
+            reason="read_only",
+        ) from None
     return f"sqlite:///{path}"
 
 
@@ -77,12 +85,21 @@ class Database:
         self.lock_timeout = _lock_timeout()
         try:
             self._prepare()
+        except HubError:
+            self.engine.dispose()
+            raise
         except sa.exc.OperationalError as exc:
             self.engine.dispose()
+            error = storage_error(exc, url, "opening it")
+            if error.reason != "other":
+                raise error from None
             raise HubError(
                 f"cannot open the Hub database {mask_url(url)}: {_first_line(exc)}. Check the URL, "
                 "that the server is running and that you may connect to it."
             ) from None
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
+            self.engine.dispose()
+            raise storage_error(exc, url, "opening it") from None
 
     def _prepare(self) -> None:
         with self.write() as conn:
@@ -91,17 +108,18 @@ class Database:
             row = conn.execute(
                 sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
             ).first()
-            if row is None:
+            version = None if row is None else _version(row[0], self.url)
+            if version is None:
                 conn.execute(
                     schema.meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION))
                 )
-            elif int(row[0]) > SCHEMA_VERSION:
+            elif version > SCHEMA_VERSION:
                 raise HubError(
                     f"the Hub database {mask_url(self.url)} was written by a newer giskard-nb (schema "
                     f"version {row[0]}; this version reads up to {SCHEMA_VERSION}): upgrade "
                     "giskard-nb (pip install -U giskard-nb)"
                 )
-            elif int(row[0]) < SCHEMA_VERSION:  # records of an older shape: rewritten once
+            elif version < SCHEMA_VERSION:  # records of an older shape: rewritten once
                 upgrade_records(conn, SCHEMA_VERSION)
                 conn.execute(
                     sa.update(schema.meta)
@@ -113,9 +131,12 @@ class Database:
     def write(self) -> Iterator[sa.Connection]:
         """A write transaction: committed when the block ends, rolled back if it raises."""
         with self._lock or nullcontext():
-            conn, transaction = self._begin_write()
-            with conn, transaction:
-                yield conn
+            try:
+                conn, transaction = self._begin_write()
+                with conn, transaction:
+                    yield conn
+            except sa.exc.SQLAlchemyError as exc:
+                raise storage_error(exc, self.url, "writing") from None
 
     def _begin_write(self) -> tuple[sa.Connection, sa.RootTransaction]:
         """A connection in a write transaction; on a locked SQLite file, retried with backoff."""
@@ -147,8 +168,12 @@ class Database:
     def read(self) -> Iterator[sa.Connection]:
         """A read-only connection (a consistent snapshot while the block runs)."""
         guard = self._lock if self.is_memory else None
-        with guard or nullcontext(), self.engine.connect() as conn:
-            yield conn
+        with guard or nullcontext():
+            try:
+                with self.engine.connect() as conn:
+                    yield conn
+            except sa.exc.SQLAlchemyError as exc:
+                raise storage_error(exc, self.url, "reading") from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -217,6 +242,17 @@ def _upgrade_layout(conn: sa.Connection) -> None:
         conn.execute(schema.meta.insert().values(key="table_layout", value=str(TABLE_LAYOUT)))
     else:
         conn.execute(sa.update(schema.meta).where(key).values(value=str(TABLE_LAYOUT)))
+
+
+def _version(value: object, url: str) -> int:
+    try:
+        return int(str(value))
+    except ValueError:
+        raise HubStorageError(
+            f"the Hub database {mask_url(url)} is damaged: its schema_version is {str(value)[:40]!r}, "
+            "not a version number. Restore the file from a backup, or move it away to start a new Hub",
+            reason="corrupt",
+        ) from None
 
 
 def _lock_timeout() -> float:

@@ -39,7 +39,7 @@ from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite import run_scenarios
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
 from giskard_nb.core.workers import run_in_worker
-from giskard_nb.errors import GiskardNBError, WorkerPoolExhausted
+from giskard_nb.errors import GiskardNBError, HubStorageError, WorkerPoolExhausted
 from giskard_nb.hub.check_specs import build_check
 from giskard_nb.hub.evaluation_store import EvaluationStore, RunTally
 from giskard_nb.hub.failure_categories import FailureClassifier
@@ -48,7 +48,7 @@ from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec, HubTestCase
 from giskard_nb.hub.models.evaluation import Evaluation, EvaluationResult
 from giskard_nb.hub.models.evaluation_result import outcome
-from giskard_nb.hub.ownership import beat_forever
+from giskard_nb.hub.ownership import beat_forever, release
 from giskard_nb.hub.scenario_cases import AgentFn, test_case_to_scenario
 
 __all__ = [
@@ -131,6 +131,12 @@ class EvaluationRun:
         """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
         evaluation_id = self.evaluation.id
         self.store.claim(self.evaluation)  # refused while another live run holds it
+        try:
+            return await self._run(evaluation_id, test_cases)
+        finally:
+            release(evaluation_id)  # this process may resume it at once, whatever was stored
+
+    async def _run(self, evaluation_id: str, test_cases: Sequence[HubTestCase]) -> Evaluation:
         beat = asyncio.create_task(beat_forever(lambda: self.store.beat(evaluation_id)))
         flusher = asyncio.create_task(self._store_every(STORE_SECONDS))
         self._bar = self._progress_bar(len(test_cases))
@@ -154,12 +160,23 @@ class EvaluationRun:
             await self._finish_inflight()
             self._write_pending()  # every finished result is stored before the run stops
             failed = isinstance(exc, Exception) and not isinstance(exc, asyncio.CancelledError)
-            self.store.set_status(
-                evaluation_id,
-                "error" if failed else "interrupted",
-                error=f"{type(exc).__name__}: {exc}" if failed else None,
-                tally=self.tally,
-            )
+            try:
+                self.store.set_status(
+                    evaluation_id,
+                    "error" if failed else "interrupted",
+                    error=f"{type(exc).__name__}: {exc}" if failed else None,
+                    tally=self.tally,
+                )
+            except HubStorageError as storage:  # the database refuses even that (a full disk)
+                logger.warning(
+                    "evaluation %s stopped but could not be marked so: %s (this process may "
+                    "resume it at once; others once its heartbeat is stale)",
+                    evaluation_id,
+                    storage,
+                )
+                if isinstance(exc, HubStorageError):
+                    raise exc from None
+                raise storage from None
             await self._notify_stopping()
             raise
         finally:

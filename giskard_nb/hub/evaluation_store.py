@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from giskard_nb.core.collector import paused
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
+from giskard_nb.errors import HubStorageError
 from giskard_nb.hub import schema
 from giskard_nb.hub.audit import write_entry
 from giskard_nb.hub.models.base import utcnow
@@ -124,7 +125,8 @@ class EvaluationStore:
         """Mark the evaluation ``running`` by this process (``hub.ownership``): a ``HubError`` if
         another live run (another process, another Hub on the same file) holds it."""
         with self.db.write() as conn:
-            claim(conn, schema.evaluations, evaluation.id, what=f"evaluation {evaluation.name!r}")
+            what = f"evaluation {evaluation.name!r}"
+            claim(conn, schema.evaluations, evaluation.id, what=what, own_stopped=True)
             changes = {"status": "running", "error": None, "finished_at": None}
             return self._update(conn, evaluation.id, changes)
 
@@ -277,7 +279,9 @@ class EvaluationStore:
             row = result_row(result)
             with self.db.write() as conn:
                 return self._write(conn, [result], [row], replace)
-        except sa.exc.IntegrityError:
+        except HubStorageError as exc:
+            if exc.reason != "conflict":
+                raise
             if not replace and self._stored(result):
                 return [], 0  # stored meanwhile by another run of the same evaluation
             reason = "the result could not be stored (integrity error)"

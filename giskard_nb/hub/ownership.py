@@ -8,7 +8,10 @@ crashed kernel, a lost machine) and the record reads as ``interrupted`` — resu
 
 Claiming a record that is alive raises a ``HubError``: two runs of one evaluation never run at once
 (another process, or another ``Hub`` on the same file). Records written before these columns existed
-(no heartbeat) are judged by their last update.
+(no heartbeat) are judged by their last update. A run that claims with ``own_stopped=True`` and
+calls ``release(id)`` when it ends lets this very process claim the record again as soon as
+that run stopped, even if the run could not mark it stopped (a full disk): the process knows its own
+run is over, so its ``resume`` need not wait for the heartbeat to go stale.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -33,6 +37,7 @@ __all__ = [
     "beat_forever",
     "claim",
     "heartbeat",
+    "release",
 ]
 
 #: Seconds between two heartbeats of a running evaluation or scan.
@@ -53,27 +58,52 @@ def alive(row: Mapping[str, Any], *, now: datetime | None = None) -> bool:
     return True
 
 
-def claim(conn: sa.Connection, table: sa.Table, record_id: str, *, what: str) -> None:
+_HERE: set[str] = set()  # records a run of this process claimed with own_stopped and still runs
+_HERE_LOCK = threading.Lock()
+
+
+def release(record_id: str) -> None:
+    """Say that this process's run of ``record_id`` (claimed with ``own_stopped``) is over."""
+    with _HERE_LOCK:
+        _HERE.discard(record_id)
+
+
+def _ours(row: Mapping[str, Any]) -> bool:
+    return row.get("owner_pid") == os.getpid() and row.get("owner_host") == socket.gethostname()
+
+
+def claim(
+    conn: sa.Connection, table: sa.Table, record_id: str, *, what: str, own_stopped: bool = False
+) -> None:
     """Mark the record as run by this process, inside the caller's write transaction; refuse (a
-    ``HubError``) if another live run holds it."""
+    ``HubError``) if another live run holds it. With ``own_stopped``, a record this process owns
+    but no longer runs is not held, and the caller must ``release`` the record when its run ends."""
     row = (
         conn.execute(sa.select(table).where(table.c.id == record_id).with_for_update())
         .mappings()
         .first()
     )
     claimed = row is not None and row["status"] == "running" and row["heartbeat_at"] is not None
-    if claimed and alive(row):
-        ago = (utcnow() - row["heartbeat_at"]).total_seconds()
-        raise HubError(
-            f"{what} is already running (process {row['owner_pid']} on {row['owner_host']}, "
-            f"last heartbeat {ago:.0f} s ago): wait for that run to finish (its results are "
-            "kept), then resume for what is left. If that process is gone, the run shows as "
-            f"'interrupted' within {STALE_AFTER:.0f} s and can be resumed."
-        )
+    with _HERE_LOCK:
+        mine = own_stopped and _ours(row or {}) and record_id not in _HERE
+        if claimed and alive(row) and not mine:
+            _refuse(row, what)
+        if own_stopped:
+            _HERE.add(record_id)
     conn.execute(
         sa.update(table)
         .where(table.c.id == record_id)
         .values(owner_host=socket.gethostname(), owner_pid=os.getpid(), heartbeat_at=utcnow())
+    )
+
+
+def _refuse(row: Mapping[str, Any], what: str) -> None:
+    ago = (utcnow() - row["heartbeat_at"]).total_seconds()
+    raise HubError(
+        f"{what} is already running (process {row['owner_pid']} on {row['owner_host']}, "
+        f"last heartbeat {ago:.0f} s ago): wait for that run to finish (its results are "
+        "kept), then resume for what is left. If that process is gone, the run shows as "
+        f"'interrupted' within {STALE_AFTER:.0f} s and can be resumed."
     )
 
 

@@ -4,7 +4,7 @@ Every source becomes rows (dicts); ``document_column`` names the text of a row a
 topic (optional); the other columns are kept as the document's metadata. A folder gives one row per
 ``.txt``/``.md`` file with the columns ``content``, ``path`` (relative), ``folder`` (first sub-folder, or
 ``""``) and ``title`` (the first Markdown heading, else the file name), so ``topic_column="folder"``
-takes topics from sub-folders.
+takes topics from sub-folders. Symbolic links that lead out of the folder are skipped.
 
 Bad input is rejected whole, naming the line or item and the column at fault. Rows whose text is empty
 are skipped and counted (``LoadedDocuments.skipped``).
@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from giskard_nb.errors import GiskardValidationError
+
+logger = logging.getLogger("giskard_nb.kb")
 
 __all__ = [
     "DOCUMENT_COLUMNS",
@@ -183,8 +186,26 @@ def _file_rows(path: Path) -> list[tuple[str, Any]]:
     return rows
 
 
+def _folder_files(root: Path) -> list[Path]:
+    """The text files under ``root``, never leaving it: symbolic links are followed only when they
+    point inside the folder (a link to ``/etc/passwd`` or to a parent folder is skipped, with a log
+    line), and linked folders are not walked into."""
+    base = root.resolve()
+    found = []
+    for folder, _dirs, names in os.walk(root, followlinks=False):
+        for name in names:
+            path = Path(folder, name)
+            if path.suffix.lower() not in TEXT_SUFFIXES or not path.is_file():
+                continue
+            if not path.resolve().is_relative_to(base):
+                logger.warning("skipped %s: a link to outside the folder %s", path, root)
+                continue
+            found.append(path)
+    return sorted(found)
+
+
 def _folder_rows(root: Path) -> list[tuple[str, Any]]:
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES)
+    files = _folder_files(root)
     if not files:
         raise GiskardValidationError(
             f"folder {str(root)!r} holds no {', '.join(TEXT_SUFFIXES)} file"

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from giskard_nb.core.sanitize import valid_unicode
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import GiskardValidationError
@@ -174,6 +175,7 @@ class DocumentIndex:
         """The ``limit`` chunks most relevant to ``query`` (only in ``topics`` if given)."""
         if not isinstance(query, str) or not query.strip():
             raise GiskardValidationError("search needs a non-empty query string")
+        query = valid_unicode(query)  # a lone surrogate cannot be sent to an embedding model
         vector = None
         if self.embeddings is not None and self.embedding_model is not None:
             vector = (await embed_matrix(self.embedding_model, [query]))[0]

@@ -123,10 +123,10 @@ def scan_to_sarif(report: ScanReport, *, agent_name: str = "agent") -> dict[str,
 
 
 def write_sarif(report: ScanReport, path: str | Path, *, agent_name: str = "agent") -> Path:
-    """Write the SARIF log of ``report`` to ``path`` (UTF-8 JSON); returns the path."""
-    out = Path(path)
-    out.write_text(
+    """Write the SARIF log of ``report`` to ``path`` (UTF-8 JSON, replaced atomically); the path."""
+    from giskard_nb.core.files import write_text_atomic
+
+    return write_text_atomic(
+        path,
         json.dumps(scan_to_sarif(report, agent_name=agent_name), ensure_ascii=False, indent=2),
-        encoding="utf-8",
     )
-    return out

@@ -16,11 +16,13 @@ A schedule can list its own recipients; they replace ``GISKARD_NB_SMTP_TO`` for 
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
+import re
 import smtplib
 import ssl
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
@@ -29,11 +31,49 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from giskard_nb.errors import ConfigError
 from giskard_nb.schedule.report import RunReport
 
-__all__ = ["ENV_PREFIX", "EmailNotifier", "SmtpSettings"]
+__all__ = [
+    "ENV_PREFIX",
+    "EmailNotifier",
+    "SmtpLoginError",
+    "SmtpSettings",
+    "describe_failure",
+    "parse_addresses",
+    "single_line",
+]
 
 ENV_PREFIX = "GISKARD_NB_SMTP_"
 logger = logging.getLogger("giskard_nb.schedule")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+#: A plain address (``local@domain``): no display name, spaces, line breaks or header syntax.
+_ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[\w-]+(?:\.[\w-]+)*")
+_LINE_BREAKS = re.compile(r"[\r\n\x00\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def parse_addresses(values: str | Iterable[str], *, what: str = "notify=") -> list[str]:
+    """Plain e-mail addresses from ``values`` (entries may hold several, separated by commas or
+    semicolons). Anything else (a line break, a display name, a space) is a ``ConfigError`` naming
+    the entries: such a value would break the message headers, and every e-mail would fail."""
+    entries = [values] if isinstance(values, str) else list(values)
+    found, bad = [], []
+    for entry in entries:
+        for part in re.split(r"[,;]", str(entry or "")):
+            part = part.strip(" \t")
+            if not part:
+                continue
+            (found if _ADDRESS.fullmatch(part) else bad).append(part)
+    if bad:
+        raise ConfigError(
+            f"{what} takes plain e-mail addresses (name@example.com, several separated by commas); "
+            f"not one: {', '.join(repr(b) for b in bad)}"
+        )
+    return list(dict.fromkeys(found))
+
+
+def single_line(text: str, *, what: str) -> str:
+    """``text`` if it has no line break (it goes into an e-mail subject), else a ``ConfigError``."""
+    if _LINE_BREAKS.search(text):
+        raise ConfigError(f"{what} cannot contain line breaks: {text!r}")
+    return text
 
 
 class SmtpSettings(BaseModel):
@@ -54,11 +94,15 @@ class SmtpSettings(BaseModel):
     @field_validator("recipients")
     @classmethod
     def _addresses(cls, values: list[str]) -> list[str]:
-        cleaned = [v.strip() for v in values if v.strip()]
-        bad = [v for v in cleaned if "@" not in v]
-        if bad:
-            raise ConfigError(f"not an e-mail address: {', '.join(bad)}")
-        return cleaned
+        return parse_addresses(values, what=f"{ENV_PREFIX}TO")
+
+    @field_validator("sender")
+    @classmethod
+    def _sender(cls, value: str) -> str:
+        found = parse_addresses(value, what=f"{ENV_PREFIX}FROM")
+        if len(found) != 1:
+            raise ConfigError(f"{ENV_PREFIX}FROM is one e-mail address, got {value!r}")
+        return found[0]
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SmtpSettings | None:
@@ -86,7 +130,7 @@ class SmtpSettings(BaseModel):
             user=user,
             password=SecretStr(password) if password else None,
             sender=get("FROM") or user or "giskard-nb@localhost",
-            recipients=[r for r in get("TO").split(",") if r.strip()],
+            recipients=parse_addresses(get("TO"), what=f"{ENV_PREFIX}TO"),
             starttls=starttls,
             ssl=use_ssl,
         )
@@ -112,6 +156,40 @@ def _flag(text: str, name: str, *, default: bool) -> bool:
     raise ConfigError(f"{ENV_PREFIX}{name} is true or false, got {text!r}")
 
 
+class SmtpLoginError(ConfigError):
+    """The SMTP server refused the login (its reply, which may echo the credentials, is dropped)."""
+
+
+def describe_failure(exc: BaseException, settings: SmtpSettings | None) -> str:
+    """One line saying why an e-mail was not sent, with no SMTP dialogue in it: the server's text
+    is kept only with the configured user and password (and their base64 forms) masked."""
+    if isinstance(exc, smtplib.SMTPResponseException):
+        text = f"{type(exc).__name__}: SMTP {exc.smtp_code}: " + (
+            exc.smtp_error.decode("utf-8", "replace")
+            if isinstance(exc.smtp_error, bytes)
+            else str(exc.smtp_error)
+        )
+    elif isinstance(exc, smtplib.SMTPRecipientsRefused):
+        text = f"SMTPRecipientsRefused: {', '.join(sorted(exc.recipients))}"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    for secret in _credential_forms(settings):
+        text = text.replace(secret, "***")
+    return _LINE_BREAKS.sub(" ", text)[:300]
+
+
+def _credential_forms(settings: SmtpSettings | None) -> list[str]:
+    if settings is None:
+        return []
+    user = settings.user or ""
+    password = settings.password.get_secret_value() if settings.password else ""
+    plain = [password, f"\0{user}\0{password}", f"{user}\0{password}", user + " " + password]
+    forms = [base64.b64encode(p.encode()).decode() for p in plain if p.strip("\0 ")]
+    if password:
+        forms.append(password)
+    return sorted({f for f in forms if len(f) >= 4}, key=len, reverse=True)
+
+
 class EmailNotifier:
     """Sends ``RunReport``s as multipart (text + HTML) e-mails."""
 
@@ -125,7 +203,7 @@ class EmailNotifier:
 
     def message(self, report: RunReport, recipients: Sequence[str]) -> EmailMessage:
         msg = EmailMessage()
-        msg["Subject"] = report.subject()
+        msg["Subject"] = _LINE_BREAKS.sub(" ", report.subject())
         msg["From"] = self.settings.sender
         msg["To"] = ", ".join(recipients)
         msg["Date"] = formatdate(localtime=False)
@@ -137,7 +215,7 @@ class EmailNotifier:
     def send(self, report: RunReport, *, recipients: Sequence[str] | None = None) -> list[str]:
         """Send the report; returns the recipients. Raises ``ConfigError`` when there is none and
         ``OSError``/``smtplib.SMTPException`` when the server refuses (the caller records it)."""
-        to = list(recipients) if recipients else list(self.settings.recipients)
+        to = parse_addresses(recipients) if recipients else list(self.settings.recipients)
         if not to:
             raise ConfigError(
                 f"no e-mail recipient: set {ENV_PREFIX}TO or give the schedule notify= addresses"
@@ -155,7 +233,15 @@ class EmailNotifier:
             if s.starttls and not s.ssl:
                 client.starttls(context=context)
             if s.user:
-                client.login(s.user, s.password.get_secret_value() if s.password else "")
+                try:
+                    client.login(s.user, s.password.get_secret_value() if s.password else "")
+                except smtplib.SMTPException as exc:  # the reply may echo the credentials
+                    code = getattr(exc, "smtp_code", None)
+                    raise SmtpLoginError(
+                        f"the SMTP server refused the login of {ENV_PREFIX}USER"
+                        + (f" (code {code})" if code else "")
+                        + f": check {ENV_PREFIX}USER and {ENV_PREFIX}PASSWORD"
+                    ) from None
             client.send_message(message, from_addr=s.sender, to_addrs=to)
         logger.info(
             "sent %r to %d recipient(s) via %s:%d", report.subject(), len(to), s.host, s.port

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from giskard_nb.errors import HubError, NotFoundError
 from giskard_nb.hub.audit import diff_fields
 from giskard_nb.hub.models.base import SCHEMA_VERSION, HubRecord, build, utcnow
+from giskard_nb.hub.storage_errors import bad_row
 from giskard_nb.hub.store import Store
 
 if TYPE_CHECKING:
@@ -214,10 +215,13 @@ class Resource(Generic[R]):
                 f"{self.entity_type} {row['id']} was written by a newer giskard-nb (schema version "
                 f"{version}; this one reads up to {SCHEMA_VERSION}): upgrade giskard-nb"
             )
-        data = json.loads(row["data"])
-        data.update({k: row[k] for k in (*_SPINE, *self.columns)})
-        data.update({k: json.loads(row[k]) for k in self.json_columns})
-        record = build(self.model, data, f"stored {self.entity_type}")
+        try:
+            data = json.loads(row["data"])
+            data.update({k: row[k] for k in (*_SPINE, *self.columns)})
+            data.update({k: json.loads(row[k]) for k in self.json_columns})
+            record = build(self.model, data, f"stored {self.entity_type}")
+        except (ValueError, TypeError, AttributeError) as exc:  # bad JSON, a changed column
+            raise bad_row(self.table.name, row["id"], str(exc)) from None
         return self._store.bind(record)
 
 

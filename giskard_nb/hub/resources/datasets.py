@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from giskard_nb.core.files import atomic_write
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
@@ -128,8 +129,7 @@ class DatasetsResource(Resource[Dataset]):
             dump_jsonl(items, buffer)
             return buffer.getvalue()
         target = Path(path).expanduser()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("w", encoding="utf-8") as handle:
+        with atomic_write(target) as handle:
             dump_jsonl(items, handle)
         return str(target)
 

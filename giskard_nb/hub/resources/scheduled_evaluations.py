@@ -22,13 +22,14 @@ import sqlalchemy as sa
 
 from giskard_nb.core.missing import MISSING
 from giskard_nb.core.sync import sync_twin
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.errors import ConfigError, GiskardValidationError
 from giskard_nb.hub import schema_more
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.workflow import ExecutionStatus, ScheduledEvaluation
 from giskard_nb.hub.resources.base import Resource
 from giskard_nb.hub.store import Store
 from giskard_nb.schedule import EmailNotifier, RunReport, SystemClock, report_changes, run_failure
+from giskard_nb.schedule.notify import describe_failure, parse_addresses, single_line
 from giskard_nb.schedule.timing import Schedule, ScheduleFields, as_utc
 
 __all__ = ["ScheduledEvaluationsResource", "ScheduledRun"]
@@ -103,7 +104,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         )
         data = {
             "project_id": project_id,
-            "name": name,
+            "name": _name(name),
             "agent_id": agent_id,
             "dataset_id": dataset_id,
             **timing.model_dump(),
@@ -146,7 +147,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
                     timing[key] = None
         changes: dict[str, Any] = build(Schedule, timing, "schedule").model_dump()
         if name is not MISSING:
-            changes["name"] = name
+            changes["name"] = _name(name)
         if tags is not MISSING:
             changes["tags"] = list(tags)
         if notify is not MISSING:
@@ -303,6 +304,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         return next((r.error for r in errored if r.error), None)
 
     def _notify(self, schedule: ScheduledEvaluation, report: RunReport) -> str:
+        notifier = None
         try:
             notifier = self.notifier or EmailNotifier.from_env()
             if notifier is None:
@@ -310,8 +312,9 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
             sent = notifier.send(report, recipients=schedule.notify or None)
             return f"sent to {', '.join(sent)}"
         except Exception as exc:  # e-mail trouble must not lose the run's outcome
-            logger.warning("e-mail for %r not sent: %s", schedule.name, exc)
-            return f"not sent: {type(exc).__name__}: {exc}"[:300]
+            why = describe_failure(exc, notifier.settings if notifier else None)
+            logger.warning("e-mail for %r not sent: %s", schedule.name, why)
+            return f"not sent: {why}"
 
     # -- frames --------------------------------------------------------------------------------------
 
@@ -322,9 +325,15 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         return schedules_frame(self.list(project_id), self.clock.now())
 
 
-def _addresses(values: Sequence[str]) -> list[str]:
-    cleaned = [v.strip() for v in values if v and v.strip()]
-    bad = [v for v in cleaned if "@" not in v]
-    if bad:
-        raise GiskardValidationError(f"notify= takes e-mail addresses, got {', '.join(bad)}")
-    return cleaned
+def _addresses(values: str | Sequence[str]) -> list[str]:
+    try:
+        return parse_addresses(values)
+    except ConfigError as exc:
+        raise GiskardValidationError(str(exc)) from None
+
+
+def _name(name: str) -> str:
+    try:
+        return single_line(name, what="a schedule's name")
+    except ConfigError as exc:
+        raise GiskardValidationError(f"{exc} (it is the subject of the run's e-mail)") from None

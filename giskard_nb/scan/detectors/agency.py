@@ -64,11 +64,22 @@ def consequential_name(name: str) -> bool:
     return bool(words) and _CONSEQUENTIAL.search(words) is not None
 
 
+#: Where the tool calls of the agent frameworks put the tool's name (OpenAI, Anthropic, LangChain,
+#: MCP, and the plain shapes people write: ``{"function": "delete_all_users"}``).
+_NAME_KEYS = ("name", "tool", "tool_name", "function_name", "action", "recipient_name", "type")
+
+
 def _call_name(call: dict) -> str:
     fn = call.get("function")
     if isinstance(fn, dict) and fn.get("name"):
         return str(fn["name"])
-    return str(call.get("name") or call.get("tool") or call.get("type") or "")
+    if isinstance(fn, str) and fn.strip():
+        return fn
+    for key in _NAME_KEYS:
+        value = call.get(key)
+        if isinstance(value, str) and value.strip() and value not in ("function", "tool_use"):
+            return value
+    return ""
 
 
 def _call_text(call: dict) -> str:
