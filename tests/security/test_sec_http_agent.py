@@ -206,3 +206,31 @@ async def test_a_redirect_to_another_scheme_fails_at_once(
     with pytest.raises(AgentError, match="not an http\\(s\\) URL"):
         await _call(_agent(server.url("/file"), max_retries=3))
     assert server.hits["/file"] == 1  # before: retried 3 times
+
+
+def test_eight_concurrent_cases_against_an_endless_reply_are_error_results(
+    server: HostileServer,
+) -> None:
+    server.routes["/endless"] = endless(server, "/endless")
+    hub = Hub(":memory:")
+    try:
+        project = hub.projects.create(name="p")
+        items = [
+            {
+                "messages": [{"role": "user", "content": f"question {i}"}],
+                "checks": [{"identifier": "string_match", "params": {"keyword": "x"}}],
+            }
+            for i in range(8)
+        ]
+        dataset = hub.datasets.upload(project.id, items, name="eight")
+        agent = hub.agents.create(
+            project.id, name="endless", url=server.url("/endless"), max_reply_bytes=1_000_000
+        )
+        evaluation = hub.evaluations.create(project.id, agent.id, dataset.id, progress=False)
+        assert evaluation.status == "finished" and evaluation.counts["error"] == 8
+        for result in evaluation.results():
+            assert "the agent's reply exceeded 1 MB" in result.error
+        assert server.hits["/endless"] == 8  # one request per case: never retried
+        assert sum(server.sent.values()) < 8 * 16_000_000  # each stopped soon after its cap
+    finally:
+        hub.close()
