@@ -66,6 +66,17 @@ def test_query_string_credentials_leave_the_url(param: str) -> None:
     assert Agent(project_id="p", name="a", url="https://x.example/?page=3").url.endswith("page=3")
 
 
+def test_a_query_credential_may_reference_the_environment(
+    server: HostileServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SEC_QS_KEY", "env key&more")
+    agent = Agent(project_id="p", name="a", url=server.url("/plain?api_key=${SEC_QS_KEY}"))
+    assert agent.url.endswith("?api_key=***")
+    assert agent.call_url().endswith("?api_key=env%20key%26more")  # resolved, then encoded
+    with pytest.raises(Exception, match="twice"):
+        Agent(project_id="p", name="a", url="https://x.example/?key=a&key=b")
+
+
 def test_a_masked_query_credential_without_a_value_is_refused() -> None:
     hub = Hub(":memory:")
     try:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote_plus, urlsplit, urlunsplit
 
 from pydantic import (
     Field,
@@ -115,7 +115,7 @@ class Agent(HubRecord):
                 value = resolve_refs(self.url_secrets[name].get_secret_value(), what=what)
                 pair = f"{name}={quote(value, safe=_QUERY_SAFE)}"
             pairs.append(pair)
-        return urlunsplit(parts._replace(query="&".join(pairs)))
+        return _with_query(parts, pairs)
 
     def named_secrets(self) -> dict[str, list[str]]:
         """Each header and query-string credential: its name and its values (as stored and resolved),
@@ -159,7 +159,15 @@ def _query_secrets(data: dict[str, Any]) -> dict[str, Any]:
                         "as '${MY_API_KEY}'"
                     )
                 value = known[name]
+            if name in moved:
+                raise GiskardValidationError(
+                    f"the agent URL gives the query parameter {name!r} twice: give it once"
+                )
             moved[name] = value
             pair = f"{name}={MASK}"
         pairs.append(pair)
-    return {**data, "url": urlunsplit(parts._replace(query="&".join(pairs))), "url_secrets": moved}
+    return {**data, "url": _with_query(parts, pairs), "url_secrets": moved}
+
+
+def _with_query(parts: SplitResult, pairs: list[str]) -> str:
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "&".join(pairs), parts.fragment))
