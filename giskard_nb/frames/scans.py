@@ -50,7 +50,7 @@ def _row(a: Attempt) -> dict[str, Any]:
         "reason": a.reason,
         "detector": a.detector,
         "input": turns[-1] if turns else "",
-        "output": redact_leaks(a.output),
+        "output": redact_leaks(a.output) if a.successful else a.output,  # older reports' leaks
         "turns": len(turns),
         "error": a.error,
         "agent_calls": a.agent_calls,

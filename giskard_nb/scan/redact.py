@@ -54,10 +54,7 @@ def profile_secrets(profile: AttackProfile | None) -> dict[str, list[str]]:
 def redact_leaks(value: Any, source: str = "", known: dict[str, list[str]] | None = None) -> Any:
     """``value`` (text or JSON-like data) with ``known`` secrets and every credential-shaped value
     found in its text (not supplied by the attacker in ``source``) shown as ``[secret:<name>]``."""
-    named = dict(known or {})
-    for text in _texts(value):
-        for kind, found, _ in find_secrets(text, source):
-            named.setdefault(kind, []).append(found)
+    named = _leaked(_texts(value), source, dict(known or {}))
     return redact_secrets(value, named) if named else value
 
 
@@ -65,12 +62,27 @@ def redact_attempt(attempt: Attempt, profile: AttackProfile | None = None) -> At
     """The attempt as kept and exported: its verdict unchanged, the secrets in its text masked (a
     base64 or hex token whose decoding holds a profile secret is masked whole)."""
     dump = {k: getattr(attempt, k) for k in _FIELDS}
+    # what the agent wrote, once each (the output is also the last message; the user's turns are
+    # the attacker's: credential shapes in them are not leaks)
+    replies = [m.get("content") for m in attempt.messages if m.get("role") != "user"]
+    texts = list(dict.fromkeys(_texts([replies, *(dump[k] for k in _FIELDS[1:])])))
     known = profile_secrets(profile)
-    for name, token in _encoded(_texts(dump), profile.secrets if profile else []):
+    for name, token in _encoded(texts, profile.secrets if profile else []):
         known[name].append(token)
-    masked = redact_leaks(dump, attempt.attack.input_text, known)
+    named = _leaked(texts, attempt.attack.input_text, known)
+    if not named:
+        return attempt
+    masked = redact_secrets(dump, named)
     changed = {k: v for k, v in masked.items() if v != dump[k]}
     return attempt.model_copy(update=changed) if changed else attempt
+
+
+def _leaked(texts: list[str], source: str, named: dict[str, list[str]]) -> dict[str, list[str]]:
+    """``named`` plus each credential-shaped value in ``texts`` (not in ``source``) by its kind."""
+    for text in texts:
+        for kind, found, _ in find_secrets(text, source):
+            named.setdefault(kind, []).append(found)
+    return named
 
 
 def _encoded(texts: list[str], secrets: list[str]) -> list[tuple[str, str]]:
