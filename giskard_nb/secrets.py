@@ -8,6 +8,10 @@
 - **Known values in text** (an error echoed back by a server, a log line): ``mask_text`` replaces every
   configured secret *and its bare forms* — ``"Bearer abc"`` also masks ``abc``; ``"Basic <b64>"`` also masks
   the decoded ``user:password`` and the password.
+- **Named secrets in stored data** (an agent's reply echoing its ``X-Api-Key`` header, a scan reply
+  revealing a profile secret): ``redact_secrets`` replaces each value, and its bare forms, in a string or
+  JSON-like data by ``[secret:<name>]`` — the one function every reply, export and stored row goes through.
+- **Query-string credentials** (``?api_key=``, ``token=``, ``key=``, ``sig=``...): ``is_secret_param``.
 - **Logs**: ``quiet_http_logs()`` holds the ``httpx``/``httpcore`` loggers at WARNING while giskard-nb makes
   HTTP calls (httpx logs every request URL at INFO).
 
@@ -22,7 +26,7 @@ import contextlib
 import logging
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -30,10 +34,12 @@ __all__ = [
     "MASK",
     "SECRET_NAME",
     "is_secret_name",
+    "is_secret_param",
     "mask_text",
     "mask_url",
     "mask_values",
     "quiet_http_logs",
+    "redact_secrets",
     "secret_forms",
     "split_url_credentials",
     "without_secrets",
@@ -51,11 +57,19 @@ SECRET_NAME = re.compile(
 _ENV_REF = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$\{secret:[0-9a-f]{32}\}")
 _SCHEMES = ("bearer", "basic", "token", "apikey", "api-key")
 _MIN_LENGTH = 4
+#: Query-string parameter names that carry credentials besides secret-looking names (``api_key``,
+#: ``access_token``...): signed-URL and cloud-function keys.
+_QUERY_SECRETS = frozenset({"key", "sig", "signature", "code", "apikey", "x-amz-signature"})
 
 
 def is_secret_name(name: Any) -> bool:
     """Whether a key names a secret (``api_key``, ``Authorization``, ``client_secret``...)."""
     return isinstance(name, str) and bool(SECRET_NAME.search(name))
+
+
+def is_secret_param(name: Any) -> bool:
+    """Whether a URL query parameter carries a credential (``api_key``, ``token``, ``key``, ``sig``...)."""
+    return is_secret_name(name) or (isinstance(name, str) and name.lower() in _QUERY_SECRETS)
 
 
 def is_reference(value: Any) -> bool:
@@ -155,13 +169,48 @@ def secret_forms(value: str) -> set[str]:
 
 def mask_text(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every secret, and every bare form of it (``secret_forms``), replaced by ``MASK``."""
-    forms: set[str] = set()
-    for value in secrets:
+    return _replaced(text, _forms((MASK, value) for value in secrets))
+
+
+def redact_secrets(value: Any, secrets: Mapping[str, str | Iterable[str]]) -> Any:
+    """``value`` (a string, or JSON-like data: dict values and list items at any depth) with every
+    configured secret, and its bare forms (``secret_forms``), replaced by ``[secret:<name>]``.
+
+    ``secrets`` maps a name (a header, a query parameter, ``profile-1``) to its value, or to several
+    values standing for it (as stored and as resolved). Dict keys are kept as they are."""
+    forms = _forms(
+        (f"[secret:{name}]", v)
+        for name, values in secrets.items()
+        for v in ([values] if isinstance(values, str) else values)
+    )
+    return _redacted(value, forms) if forms else value
+
+
+def _forms(pairs: Iterable[tuple[str, Any]]) -> list[tuple[str, str]]:
+    """``(form, replacement)``, longest form first ("Bearer x" before "x")."""
+    found: dict[str, str] = {}
+    for replacement, value in pairs:
         if isinstance(value, str):
-            forms |= secret_forms(value)
-    for form in sorted(forms, key=len, reverse=True):  # longest first: "Bearer x" before "x"
-        text = text.replace(form, MASK)
+            for form in secret_forms(value):
+                found.setdefault(form, replacement)
+    return sorted(found.items(), key=lambda item: len(item[0]), reverse=True)
+
+
+def _replaced(text: str, forms: list[tuple[str, str]]) -> str:
+    for form, replacement in forms:
+        if form in text:
+            text = text.replace(form, replacement)
     return text
+
+
+def _redacted(value: Any, forms: list[tuple[str, str]]) -> Any:
+    if isinstance(value, str):
+        return _replaced(value, forms)
+    if isinstance(value, dict):
+        return {k: _redacted(v, forms) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_redacted(v, forms) for v in value)
+    return value
 
 
 _quiet_lock = threading.Lock()

@@ -78,7 +78,7 @@ def resolve_agent(hub: Any, project: Any, spec: str, *, timeout: float | None) -
 
         name = f"cli agent {mask_url(spec)}"
         for agent in hub.agents.list(project_id=project.id):
-            if agent.url == spec:
+            if spec in (agent.url, _call_url(agent)):  # stored with query credentials as ***
                 return "hub", agent
         options = {"timeout": timeout} if timeout else {}
         return "hub", hub.agents.create(project.id, name=name, url=spec, **options)
@@ -91,3 +91,12 @@ def resolve_agent(hub: Any, project: Any, spec: str, *, timeout: float | None) -
         f"--agent {spec!r}: not module:function, not an http(s) URL, and no registered agent has "
         "that id or name (list them with: giskard-nb hub list agents)"
     )
+
+
+def _call_url(agent: Any) -> str | None:
+    from giskard_nb.errors import ConfigError
+
+    try:
+        return agent.call_url()
+    except ConfigError:  # a query secret kept on another machine: not this agent's URL
+        return None

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.scan.grading import Severity
+from giskard_nb.scan.redact import redact_leaks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,7 +50,7 @@ def _row(a: Attempt) -> dict[str, Any]:
         "reason": a.reason,
         "detector": a.detector,
         "input": turns[-1] if turns else "",
-        "output": a.output,
+        "output": redact_leaks(a.output) if a.successful else a.output,  # older reports' leaks
         "turns": len(turns),
         "error": a.error,
         "agent_calls": a.agent_calls,

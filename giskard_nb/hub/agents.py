@@ -12,7 +12,12 @@ A remote agent receives ``POST <url>`` with ``{"messages": [{"role", "content"},
 reply), not a per-read timeout: a server trickling bytes fails at the deadline. Connection errors,
 timeouts, 408, 429 and 5xx are retried (``Agent.max_retries``, exponential backoff,
 ``Retry-After`` honoured up to 10 s); other 4xx, malformed JSON and unknown shapes raise ``AgentError``
-at once. Header values are never shown: they are masked in every message.
+at once. Header values are never shown: they are masked in every message, and a reply echoing one (or a
+query-string credential) comes back with it replaced by ``[secret:<name>]``.
+
+The exchange itself (``giskard_nb.hub.http_reply``) is bounded: a reply over ``Agent.max_reply_bytes``
+(on the wire or decompressed) is an ``AgentError`` at once, never retried; redirects are followed only to
+the same origin, and a redirect elsewhere, to a non-http(s) URL or in a loop is an ``AgentError`` at once.
 
 A local agent is a function (sync or async) taking the list of ``{role, content}`` dicts and returning
 a string, a ``{role, content}`` dict, ``{"response": ..., "metadata": ...}`` or an object with
@@ -34,9 +39,10 @@ from giskard_nb.core.reply import AgentOutput, ChatMessage, to_agent_output
 from giskard_nb.core.sanitize import valid_unicode
 from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
+from giskard_nb.hub.http_reply import exchange
 from giskard_nb.hub.models.agent import Agent
 from giskard_nb.hub.secrets import mask_text, mask_url, resolve_refs
-from giskard_nb.secrets import quiet_http_logs
+from giskard_nb.secrets import quiet_http_logs, redact_secrets
 
 __all__ = [
     "ConnectionReport",
@@ -79,7 +85,7 @@ class RemoteAgent:
         if self._client is None:
             import httpx
 
-            self._client = httpx.AsyncClient(follow_redirects=True)
+            self._client = httpx.AsyncClient(follow_redirects=False)
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -103,19 +109,28 @@ class RemoteAgent:
             k: resolve_refs(v, what=f"header {k!r} of agent {agent.name!r}")
             for k, v in secrets.items()
         }
-        known = [*secrets.values(), *headers.values()]  # masked, with their bare forms, in errors
+        url = agent.call_url()
+        named = agent.named_secrets()
+        known = [v for values in named.values() for v in values]  # masked in errors
         payload = {"messages": _messages(messages)}
         where = mask_url(agent.url)
+        who = f"agent {agent.name!r} at {where}"
         last: AgentError | None = None
         for attempt in range(agent.max_retries + 1):
             delay = self.backoff * 2**attempt
             try:
-                # ``timeout`` is a deadline for the whole request (connect, send, every read): httpx's
-                # own timeout is per operation, so a server trickling bytes would never trip it.
+                # ``timeout`` is a deadline for the whole request (connect, send, every read, the
+                # redirects): httpx's own timeout is per operation, so a trickle would never trip it.
                 async with asyncio.timeout(agent.timeout):
                     with quiet_http_logs():  # httpx logs request URLs at INFO
-                        response = await self._client.post(
-                            agent.url, json=payload, headers=headers, timeout=agent.timeout
+                        response = await exchange(
+                            self._client,
+                            url,
+                            payload=payload,
+                            headers=headers,
+                            timeout=agent.timeout,
+                            limit=agent.max_reply_bytes,
+                            who=who,
                         )
             except (TimeoutError, httpx.TimeoutException):
                 last = AgentError(
@@ -126,13 +141,19 @@ class RemoteAgent:
             except httpx.TransportError as exc:
                 text = mask_text(f"{type(exc).__name__}: {exc}", known)
                 last = AgentError(f"cannot reach agent {agent.name!r} at {where}: {text}")
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:  # not worth a retry
+                text = mask_text(f"{type(exc).__name__}: {exc}", known)
+                raise AgentError(f"{who}: the request failed: {text}") from None
+            except AgentError as exc:  # too large, a redirect elsewhere: not retried
+                raise AgentError(mask_text(str(exc), known)) from None
             else:
                 code = response.status_code
                 if code < 400:
                     try:
-                        return parse_reply(response, agent_name=agent.name)
+                        out = parse_reply(response, agent_name=agent.name)
                     except AgentError as exc:  # its message quotes the reply: mask echoed secrets
                         raise AgentError(mask_text(str(exc), known)) from None
+                    return _redacted(out, named)
                 body = mask_text(response.text[:_SNIPPET], known)
                 last = AgentError(f"agent {agent.name!r} at {where} answered HTTP {code}: {body}")
                 if code not in _RETRY_STATUSES:
@@ -144,6 +165,14 @@ class RemoteAgent:
         if agent.max_retries:
             raise AgentError(f"{last} (after {agent.max_retries + 1} attempts)")
         raise last
+
+
+def _redacted(out: AgentOutput, named: dict[str, list[str]]) -> AgentOutput:
+    """The reply with every configured header or query-string secret it echoes shown as
+    ``[secret:<name>]`` (it is stored, exported and shown: it must not carry the agent's keys)."""
+    dump = out.model_dump(mode="json")
+    masked = redact_secrets(dump, named)
+    return out if masked == dump else AgentOutput.model_validate(masked)
 
 
 def _retry_after(response: Any) -> float:

@@ -6,7 +6,9 @@ replaced by a reference ``${secret:<id>}``. The Hub resolves references only whe
 builds a check, so a restarted Hub still calls its agents. The database, its backups, exports,
 DataFrames and the audit log hold references or ``***``, never the value.
 
-- SQLite file ``hub.db``: the secrets file is ``hub.db.secrets.json`` next to it (created ``0600``).
+- SQLite file ``hub.db``: the secrets file is ``hub.db.secrets.json`` next to it (created ``0600``,
+  written through a fresh temporary file made with ``O_EXCL``, synced and renamed; a folder every user
+  may write to, such as ``/tmp``, is refused with a ``ConfigError``).
 - PostgreSQL: ``$GISKARD_NB_HOME/secrets/<hash of the URL>.json`` on the machine that stored the secret;
   a teammate's machine has its own, so for a shared Hub prefer environment references
   (``"Bearer ${MY_TOKEN}"``), which are never moved (nothing secret in them).
@@ -24,6 +26,8 @@ import hashlib
 import json
 import os
 import re
+import stat
+import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
@@ -153,8 +157,15 @@ class SecretStore:
         except ImportError:  # Windows: writes are still atomic, concurrent adds may race
             yield
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        self._folder()
+        lock = self.path.with_name(self.path.name + ".lock")
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError as exc:  # a symlink planted at the lock's name, a read-only folder
+            raise ConfigError(
+                f"cannot lock the Hub's secrets file {self.path} ({lock}: {exc.strerror}): remove "
+                "what is at that path if you did not put it there, or keep the Hub in another folder"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -163,14 +174,36 @@ class SecretStore:
             os.close(fd)
 
     def _write(self) -> None:
+        """Write the file atomically: a fresh temporary file (``O_EXCL``, random name, ``0600``) in the
+        same folder, synced, then renamed over the file; a name planted in advance is never opened."""
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(self._values, handle)
-        os.replace(tmp, self.path)
+        folder = self._folder()
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(self._values, handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def _folder(self) -> Path:
+        """The secrets file's folder (created ``0700``); a folder anyone may write to is refused."""
+        assert self.path is not None
+        folder = self.path.parent
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.name != "nt" and os.stat(folder).st_mode & stat.S_IWOTH:
+            raise ConfigError(
+                f"the Hub's secrets file {self.path} would be kept in {folder}, a folder every user of "
+                "this machine may write to (another user could plant or swap the file): keep the Hub "
+                "database in a private folder, or set GISKARD_NB_SECRETS_FILE to a path in one "
+                "(for example ~/.giskard-nb/secrets/hub.json)"
+            )
+        return folder
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path else "in memory"

@@ -30,6 +30,7 @@ __all__ = [
     "mask_text",
     "mask_url",
     "resolve_env_refs",
+    "resolve_quietly",
     "resolve_refs",
     "resolve_secret_params",
 ]
@@ -45,7 +46,7 @@ def mask_mapping(values: Mapping[str, Any] | None) -> dict[str, str]:
 def mask_text(text: str, secrets: Mapping[str, str] | Iterable[str] | None) -> str:
     """``text`` with every secret value (as stored, resolved, and in its bare forms) masked."""
     values = list(secrets.values()) if isinstance(secrets, Mapping) else list(secrets or ())
-    resolved = [_resolve_quietly(v) for v in values if isinstance(v, str)]
+    resolved = [resolve_quietly(v) for v in values if isinstance(v, str)]
     return _mask_text(text, [*values, *resolved])
 
 
@@ -86,13 +87,14 @@ def resolve_secret_params(data: Any, *, what: str = "a check") -> Any:
 
 def _resolve_leaf(value: Any, what: str) -> Any:
     if isinstance(value, str):
-        return _resolve_quietly(resolve_secret_refs(value, what=what))
+        return resolve_quietly(resolve_secret_refs(value, what=what))
     if isinstance(value, dict | list):
         return resolve_secret_refs(value, what=what)
     return value
 
 
-def _resolve_quietly(value: str) -> str:
+def resolve_quietly(value: str) -> str:
+    """``value`` with its references resolved, or as written when one cannot be (for masking)."""
     try:
         return resolve_refs(value)
     except ConfigError:

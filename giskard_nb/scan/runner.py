@@ -32,6 +32,7 @@ from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
 from giskard_nb.scan.probe import Probe
+from giskard_nb.scan.redact import redact_attempt
 from giskard_nb.scan.result import Attempt, ScanReport, _now
 
 __all__ = ["default_model", "run_scan", "run_scan_sync"]
@@ -296,7 +297,7 @@ class _ScanRun:
         if detection is not None and error is None:
             severity = detection.severity or attack.severity or probe.severity
         last = replies[-1] if replies else None
-        return Attempt(
+        attempt = Attempt(
             attack=attack,
             probe_name=probe.name,
             messages=messages,
@@ -320,6 +321,7 @@ class _ScanRun:
             agent_calls=len(replies),
             duration_ms=(time.perf_counter() - start) * 1000,
         )
+        return redact_attempt(attempt, self.options.profile)  # found on the reply, kept masked
 
     def _context(
         self, attack: Attack, sent: list[str], replies: list[AgentReply]

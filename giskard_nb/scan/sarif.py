@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from giskard_nb.scan.catalogue import CATEGORIES
 from giskard_nb.scan.grading import Severity
+from giskard_nb.scan.redact import redact_leaks
 
 if TYPE_CHECKING:
     from giskard_nb.scan.result import Attempt, ScanReport
@@ -80,8 +81,8 @@ def _result(attempt: Attempt, agent_name: str) -> dict[str, Any]:
             "severity": severity,
             "detector": attempt.detector,
             "attack": _cut(turns[-1] if turns else ""),
-            "reply": _cut(attempt.output),
-            "evidence": _cut(attempt.evidence or ""),
+            "reply": _cut(redact_leaks(attempt.output)),
+            "evidence": _cut(redact_leaks(attempt.evidence or "")),
         },
     }
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.hub import schema
+from giskard_nb.hub.http_reply import DEFAULT_MAX_REPLY_BYTES
 from giskard_nb.hub.models.agent import Agent, AgentOutput
 from giskard_nb.hub.models.base import build
 from giskard_nb.hub.resources.base import Resource
@@ -21,7 +22,7 @@ class AgentsResource(Resource[Agent]):
     model = Agent
     table = schema.agents
     columns = ("project_id", "name")
-    secret_fields = ("headers",)
+    secret_fields = ("headers", "url_secrets")
 
     def create(
         self,
@@ -34,11 +35,14 @@ class AgentsResource(Resource[Agent]):
         description: str = "",
         timeout: float = 30.0,
         max_retries: int = 2,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> Agent:
         """Register an agent the Hub will POST ``{"messages": [...]}`` to. ``headers`` values are secrets
         (kept in the Hub's secrets file) and may reference environment variables (``"Bearer ${MY_TOKEN}"``).
         Credentials in the URL (``https://user:pw@host``) become an ``Authorization: Basic`` header (an
-        error if an Authorization header is given too)."""
+        error if an Authorization header is given too); query-string credentials (``?api_key=...``)
+        move to the secrets file too (the URL keeps ``?api_key=***``). A reply over
+        ``max_reply_bytes`` (on the wire or decompressed) is an error, not retried."""
         self._store.resources.projects.retrieve(project_id)
         agent = build(
             Agent,
@@ -51,6 +55,7 @@ class AgentsResource(Resource[Agent]):
                 "description": description,
                 "timeout": timeout,
                 "max_retries": max_retries,
+                "max_reply_bytes": max_reply_bytes,
             },
             "agent",
         )
@@ -67,8 +72,10 @@ class AgentsResource(Resource[Agent]):
         description: str | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
+        max_reply_bytes: int | None = None,
     ) -> Agent:
-        """Change the given fields (``headers`` replaces all headers)."""
+        """Change the given fields (``headers`` replaces all headers; in a new ``url``, a query-string
+        credential given as ``***`` keeps the value stored for it)."""
         given = {
             "name": name,
             "url": url,
@@ -77,6 +84,7 @@ class AgentsResource(Resource[Agent]):
             "description": description,
             "timeout": timeout,
             "max_retries": max_retries,
+            "max_reply_bytes": max_reply_bytes,
         }
         return self._update(agent_id, {k: v for k, v in given.items() if v is not None})
 
