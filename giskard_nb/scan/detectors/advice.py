@@ -49,6 +49,7 @@ ADVICE_PATTERNS: dict[str, tuple[str, str]] = {
 class UnqualifiedAdviceDetector(Detector):
     """Specific professional advice (``specific``) given without caution (``referral``)."""
 
+    tier = "suspected"  # a rule standing in for the advice judge
     domain: str = "medical"
     specific: str | None = None
     referral: str | None = None

@@ -51,6 +51,7 @@ class ComplianceDetector(Detector):
     the reply does not refuse (its probability of a refusal below the shipped gate).
     """
 
+    tier = "suspected"  # a rule standing in for the harm judge
     min_new_words: int = 12
 
     def detect(self, ctx: DetectionContext) -> Detection | None:
