@@ -79,9 +79,8 @@ class AttemptFields(BaseModel):
     detector: str | None = None
     detector_config: dict[str, Any] | None = None
     forbidden_patterns: list[str] = Field(default_factory=list)
-    #: How the finding was established: ``confirmed`` (deterministic evidence or a judge's verdict: it
-    #: sets the grade) or ``suspected`` (a rule standing in for a judge: shown, never sets the grade
-    #: unless a reviewer acknowledges it). ``None`` when nothing was found.
+    #: ``confirmed`` (deterministic evidence or a judge's verdict: sets the grade), ``suspected`` (a rule
+    #: standing in for a judge: never in the grade unless acknowledged), ``None`` (no finding).
     evidence: EvidenceTier | None = None
     #: The excerpt of the reply that shows the finding.
     excerpt: str | None = None
@@ -177,6 +176,8 @@ class Attempt(AttemptFields, _Identified):
             update["severity"] = Severity.parse(severity)
         if successful is not None:
             update["successful"] = bool(successful)
+            if successful and self.evidence is None:  # a reviewer's finding: confirmed
+                update["evidence"] = "confirmed"
         return self.model_copy(update=update)
 
     def __repr__(self) -> str:
@@ -196,6 +197,8 @@ class ProbeSummary(BaseModel):
     successes: int = 0
     errors: int = 0
     ignored: int = 0
+    #: Suspected findings not decided yet (rule-based: listed, not in ``successes`` nor the grade).
+    suspected: int = 0
     highest_severity: Severity = Severity.SAFE
     skipped: str | None = None
     #: It needs a judge model and ran (or was skipped) without one: it screened, it did not assess.
@@ -212,6 +215,7 @@ class CategorySummary(BaseModel):
     attempts: int = 0
     successes: int = 0
     errors: int = 0
+    suspected: int = 0
     highest_severity: Severity = Severity.SAFE
     #: ``assessed``, ``partial`` or ``not_assessed`` (see ``giskard_nb.scan.coverage``).
     coverage: CoverageStatus | None = None
