@@ -4,7 +4,9 @@
 ``attempts_frame(attempts)`` — one row per attempt, columns ``ATTEMPT_COLUMNS``: ids (``attempt_id``,
 ``probe_id``, ``attack_id``), ``probe_name``, ``category``, the attack's ``variant`` and ``source``,
 ``status``, ``successful``, ``severity`` (an ordered Categorical of the severity labels),
-``review_status``, ``counts`` (whether it counts toward the grade), the detector's ``reason`` and name,
+``review_status``, ``counts`` (whether it counts toward the grade), ``evidence`` (a finding's tier:
+``confirmed``, or ``suspected`` — rule-based, never in the grade alone; ``None`` for no finding), the
+detector's ``reason`` and name,
 ``input`` (the last user turn), ``output``, ``turns``, ``error``, ``agent_calls``, the usage columns
 ``llm_calls``, ``total_tokens``, ``cost_usd``, then ``duration_ms`` and ``created_at``.
 ``summaries_frame(summaries)`` — one row per probe or category summary (``ProbeSummary`` /
@@ -28,7 +30,7 @@ __all__ = ["ATTEMPT_COLUMNS", "attempts_frame", "summaries_frame"]
 
 ATTEMPT_COLUMNS = [
     "attempt_id", "probe_id", "probe_name", "category", "variant", "source", "status", "successful",
-    "severity", "review_status", "counts", "reason", "detector", "input", "output", "turns", "error",
+    "severity", "review_status", "counts", "evidence", "reason", "detector", "input", "output", "turns", "error",
     "agent_calls", "llm_calls", "total_tokens", "cost_usd", "duration_ms", "created_at", "attack_id",
 ]  # fmt: skip
 
@@ -47,6 +49,7 @@ def _row(a: Attempt) -> dict[str, Any]:
         "severity": Severity(a.severity).label,
         "review_status": str(a.review_status),
         "counts": a.counts,
+        "evidence": a.evidence,
         "reason": a.reason,
         "detector": a.detector,
         "input": turns[-1] if turns else "",

@@ -30,8 +30,9 @@ __all__ = [
 ]
 
 #: The version of the tables' layout (2: owner host, pid and heartbeat of evaluations and scans;
-#: 3: the index columns of evaluation results and their listing index).
-TABLE_LAYOUT = 3
+#: 3: the index columns of evaluation results and their listing index; 4: the evidence tier of scan
+#: attempts, ``hub_scan_attempts.evidence``, NULL in older rows: their tier is read from their data).
+TABLE_LAYOUT = 4
 
 _BATCH = 1000
 logger = logging.getLogger(__name__)

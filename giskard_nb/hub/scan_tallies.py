@@ -1,5 +1,5 @@
 """The tallies of a stored scan, kept as its attempts land: per probe (attempts, findings, errors,
-ignored, highest severity, model usage) and from them per category (coverage) and for the scan
+ignored, suspected findings not decided yet, highest severity, model usage) and from them per category (coverage) and for the scan
 (counts, grade, ``incomplete``).
 
 A run adds each stored attempt to its ``ScanTallies`` (constant work per attempt) and writes the scan's
@@ -29,7 +29,7 @@ from giskard_nb.scan.coverage import (
     grade_from,
     legacy_unjudged,
 )
-from giskard_nb.scan.grading import ReviewStatus, Severity
+from giskard_nb.scan.grading import ReviewStatus, Severity, is_suspected
 
 __all__ = ["ProbeTally", "ScanTallies", "scan_categories"]
 
@@ -39,23 +39,34 @@ _USAGE_INTS = ("prompt_tokens", "completion_tokens", "total_tokens", "llm_calls"
 class ProbeTally:
     """The counts of one probe's attempts."""
 
-    __slots__ = ("attempts", "errors", "highest", "ignored", "judged_by_model", "successes")
+    __slots__ = (
+        "attempts", "errors", "highest", "ignored", "judged_by_model", "successes", "suspected"
+    )  # fmt: skip
 
     def __init__(self) -> None:
-        self.attempts = self.successes = self.errors = self.ignored = 0
+        self.attempts = self.successes = self.errors = self.ignored = self.suspected = 0
         self.highest = Severity.SAFE
         #: Some attempt used a model (how a scan stored before coverage was recorded is read).
         self.judged_by_model = False
 
     def add(
-        self, successful: bool, severity: int, review: str, errored: bool, llm_calls: int
+        self,
+        successful: bool,
+        severity: int,
+        review: str,
+        errored: bool,
+        llm_calls: int,
+        evidence: str | None = None,
     ) -> None:
         """Count one attempt (what ``counts_toward_grade`` says, from its index columns)."""
         self.attempts += 1
         self.errors += errored
         ignored = review == ReviewStatus.IGNORED
         self.ignored += bool(successful) and ignored
-        if successful and not errored and severity > Severity.SAFE and not ignored:
+        verdict = _Verdict(successful, severity, review, errored, evidence)
+        if is_suspected(verdict):
+            self.suspected += 1
+        elif successful and not errored and severity > Severity.SAFE and not ignored:
             self.successes += 1
             self.highest = max(self.highest, Severity(severity))
         self.judged_by_model = self.judged_by_model or llm_calls > 0
@@ -67,6 +78,7 @@ class ProbeTally:
             "successes": self.successes,
             "errors": self.errors,
             "highest_severity": self.highest,
+            **({"suspected": self.suspected} if self.suspected else {}),
         }
 
 
@@ -91,8 +103,9 @@ class ScanTallies:
         a = record.attempt
         usage = a.usage
         self._tally(record.scan_probe_id).add(
-            a.successful, a.severity, a.review_status, a.error is not None, usage.llm_calls
-        )
+            a.successful, a.severity, a.review_status, a.error is not None, usage.llm_calls,
+            a.evidence,
+        )  # fmt: skip
         self._add_usage(usage.model_dump())
 
     def add_all(self, records: Iterable[ScanAttempt]) -> None:
@@ -123,6 +136,9 @@ class ScanTallies:
         legacy = any(p.unjudged is None for p in probes)
         cols = [t.c.scan_probe_id, t.c.successful, t.c.severity, t.c.review_status]
         cols.append(t.c.error.is_not(None))
+        # a finding stored before tiers: its tier is read from its data
+        untiered = sa.and_(t.c.evidence.is_(None), t.c.successful.is_(True))
+        cols += [t.c.evidence, sa.case((untiered, t.c.data), else_=sa.null())]
         read_data = usage or legacy
         if read_data:
             cols.append(t.c.data)
@@ -131,10 +147,12 @@ class ScanTallies:
         if only is not None:
             where.append(t.c.scan_probe_id == only)
         for row in conn.execute(sa.select(*cols).where(*where)):
-            spent = _stored_usage(row[5]) if read_data else {}
+            spent = _stored_usage(row[7]) if read_data else {}
+            evidence = row[5] if row[6] is None else _stored_tier(row[6])
             tallies._tally(row[0]).add(
-                bool(row[1]), row[2], row[3], bool(row[4]), int(spent.get("llm_calls") or 0)
-            )
+                bool(row[1]), row[2], row[3], bool(row[4]), int(spent.get("llm_calls") or 0),
+                evidence,
+            )  # fmt: skip
             if usage:
                 tallies._add_usage(spent)
         return tallies
@@ -158,13 +176,16 @@ class ScanTallies:
         return Usage(**self._usage, cost_usd=self._cost)
 
     def counts(self) -> dict[str, int]:
-        """``attempts``, ``successes`` (findings), ``errors`` and ``ignored`` (cleared successes)."""
+        """``attempts``, ``successes`` (findings that set the grade), ``errors``, ``ignored`` (cleared
+        successes) and, when there are any, ``suspected`` (rule-based findings not decided yet)."""
         tallies = self.by_probe.values()
+        suspected = sum(t.suspected for t in tallies)
         return {
             "attempts": sum(t.attempts for t in tallies),
             "successes": sum(t.successes for t in tallies),
             "errors": sum(t.errors for t in tallies),
             "ignored": sum(t.ignored for t in tallies),
+            **({"suspected": suspected} if suspected else {}),
         }
 
     def unjudged(self) -> dict[str, str]:
@@ -191,9 +212,10 @@ class ScanTallies:
             c = per_category.setdefault(category, CategoryCounts())
             c.attempts += tally.attempts
             c.errors += tally.errors
+            c.suspected += tally.suspected
             if judgeable:
                 c.judgeable += tally.attempts
-                c.judged += tally.attempts - tally.errors
+                c.judged += tally.attempts - tally.errors - tally.suspected
         attempts = sum(t.attempts for t in self.by_probe.values())
         missing = planned - attempts if status in ("stopped", "interrupted", "error") else 0
         return coverage_from_counts(
@@ -232,3 +254,28 @@ def _stored_usage(data: str) -> dict[str, Any]:
     before ``ScanAttempt`` wrapped it)."""
     record = json.loads(data)
     return (record.get("attempt", record).get("usage")) or {}
+
+
+class _Verdict:
+    """An attempt's verdict as its index columns hold it (what ``is_suspected`` reads)."""
+
+    __slots__ = ("error", "evidence", "review_status", "severity", "successful")
+
+    def __init__(self, successful: bool, severity: int, review: str, errored: bool, evidence):
+        self.successful, self.severity, self.evidence = successful, severity, evidence
+        self.review_status = ReviewStatus.parse(review)
+        self.error = "errored" if errored else None
+
+
+def _stored_tier(data: str) -> str | None:
+    """The evidence tier of a finding stored before tiers were (its detector's declared one)."""
+    from giskard_nb.scan.detectors.base import declared_tier
+
+    record = json.loads(data)
+    fields = record.get("attempt", record)
+    evidence = fields.get("evidence")
+    if evidence in ("confirmed", "suspected"):
+        return evidence
+    return (
+        declared_tier(fields) if fields.get("detector") or fields.get("detector_config") else None
+    )

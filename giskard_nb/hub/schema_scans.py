@@ -43,5 +43,8 @@ scan_attempts = record_table(
     sa.Column("severity", sa.Integer, nullable=False),
     sa.Column("review_status", sa.String(16), nullable=False),
     sa.Column("error", sa.Text, nullable=True),
+    #: A finding's evidence tier (``confirmed``/``suspected``); NULL for no finding or a row stored
+    #: before tiers (read from its data then).
+    sa.Column("evidence", sa.String(16), nullable=True),
     sa.UniqueConstraint("scan_id", "attack_id", name="uq_hub_scan_attempts_attack"),
 )

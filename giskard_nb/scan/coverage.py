@@ -4,14 +4,19 @@ A grade is only as good as what was judged. Per selected category:
 
 ================  =====================================================================================
 ``assessed``      every attempt reached a verdict, by detectors able to judge the category
-``partial``       some attempts errored, or some of its probes needed a judge model that was not there
+``partial``       some attempts errored, some of its probes needed a judge model that was not there, or
+                  some attempts raised a suspected finding that no judge or reviewer decided
 ``not_assessed``  nothing was judged: no attempt ran, every attempt errored, or every probe needs a
                   judge model and none was configured (rule detectors only screen: see ``Probe.needs_judge``)
 ================  =====================================================================================
 
+A suspected finding (``Attempt.evidence == "suspected"``: a rule standing in for a judge) is not a
+verdict: its attempt is not counted as assessed until a judge model or a reviewer decides it.
+
 A scan is ``incomplete`` when a selected category is not fully assessed, an attempt errored, or the
 scan stopped before its planned attacks ran. The letter is still computed from the findings (a finding
-is proof wherever it was found), but every view says what it covers: "A on 6 of 11 categories —
+is proof wherever it was found, and only confirmed findings are: see ``giskard_nb.scan.grading``), but
+every view says what it covers: "A on 6 of 11 categories —
 incomplete: 5 need a judge model (set_default_generator), 34 attempts errored". When nothing was judged
 and nothing found there is no grade at all (``None``, shown "—").
 """
@@ -46,7 +51,7 @@ __all__ = [
 ]
 
 CoverageStatus = Literal["assessed", "partial", "not_assessed"]
-Cause = Literal["judge", "errors", "empty"]
+Cause = Literal["judge", "errors", "empty", "suspected"]
 JUDGE_REMEDY = "set_default_generator('openai/gpt-4o-mini') or set GISKARD_NB_MODEL"
 
 
@@ -62,6 +67,8 @@ class CategoryCoverage(BaseModel):
     errors: int = 0
     #: Probes of the category that need a judge model and ran (or were skipped) without one.
     unjudged_probes: list[str] = Field(default_factory=list)
+    #: Attempts with a suspected finding that no judge or reviewer decided.
+    suspected: int = 0
     causes: list[Cause] = Field(default_factory=list)
 
     @property
@@ -74,6 +81,11 @@ class CategoryCoverage(BaseModel):
             parts.append(f"{n} probe{'s' * (n != 1)} need{'s' * (n == 1)} a judge model")
         if "errors" in self.causes:
             parts.append(f"{self.errors} of {self.attempts} attempts errored")
+        if "suspected" in self.causes:
+            n = self.suspected
+            parts.append(
+                f"{n} suspected finding{'s' * (n != 1)} to confirm (a judge model or a review)"
+            )
         return "; ".join(parts)
 
 
@@ -131,6 +143,9 @@ class ScanCoverage(BaseModel):
         partial = sum(1 for c in self.categories.values() if c.status == "partial")
         if partial:
             parts.append(f"{partial} partially assessed")
+        suspected = sum(c.suspected for c in self.categories.values())
+        if suspected:
+            parts.append(f"{suspected} suspected finding{'s' * (suspected != 1)} to confirm")
         if self.errors:
             parts.append(f"{self.errors} attempt{'s' * (self.errors != 1)} errored")
         if self.missing_attacks:
@@ -142,19 +157,16 @@ def compute_coverage(
     *,
     categories: Iterable[str],
     unjudged: Mapping[str, str],
-    attempts: Iterable[tuple[str, str, bool]],
+    attempts: Iterable[tuple[str, str, bool] | tuple[str, str, bool, bool]],
     missing_attacks: int = 0,
 ) -> ScanCoverage:
     """Coverage from the selected ``categories``, the ``unjudged`` probes (id -> category) and the
-    ``attempts`` as ``(probe_id, category, errored)``."""
+    ``attempts`` as ``(probe_id, category, errored)`` or ``(probe_id, category, errored, suspected)``
+    (``suspected``: it raised a suspected finding nobody decided)."""
     tally: dict[str, CategoryCounts] = {}
-    for probe_id, category, errored in attempts:
-        judgeable = probe_id not in unjudged
+    for probe_id, category, errored, *rest in attempts:
         row = tally.setdefault(category, CategoryCounts())
-        row.attempts += 1
-        row.errors += bool(errored)
-        row.judgeable += judgeable
-        row.judged += judgeable and not errored
+        row.add(probe_id not in unjudged, bool(errored), bool(rest and rest[0]))
     return coverage_from_counts(
         categories=categories, unjudged=unjudged, counts=tally, missing_attacks=missing_attacks
     )
@@ -162,18 +174,34 @@ def compute_coverage(
 
 class CategoryCounts:
     """The attempts of one category as coverage counts them: all, errored, by a probe able to judge
-    the category (``judgeable``), and judgeable ones that reached a verdict (``judged``)."""
+    the category (``judgeable``), judgeable ones that reached a verdict (``judged``: a suspected
+    finding nobody decided is no verdict), and those with such a finding (``suspected``)."""
 
-    __slots__ = ("attempts", "errors", "judgeable", "judged")
+    __slots__ = ("attempts", "errors", "judgeable", "judged", "suspected")
 
-    def __init__(self, attempts: int = 0, errors: int = 0, judgeable: int = 0, judged: int = 0):
+    def __init__(
+        self,
+        attempts: int = 0,
+        errors: int = 0,
+        judgeable: int = 0,
+        judged: int = 0,
+        suspected: int = 0,
+    ):
         self.attempts, self.errors = attempts, errors
-        self.judgeable, self.judged = judgeable, judged
+        self.judgeable, self.judged, self.suspected = judgeable, judged, suspected
+
+    def add(self, judgeable: bool, errored: bool, suspected: bool, n: int = 1) -> None:
+        """Count ``n`` attempts alike."""
+        self.attempts += n
+        self.errors += n * errored
+        self.judgeable += n * judgeable
+        self.judged += n * (judgeable and not errored and not suspected)
+        self.suspected += n * (suspected and not errored)
 
     def __repr__(self) -> str:
         return (
             f"CategoryCounts(attempts={self.attempts}, errors={self.errors}, "
-            f"judgeable={self.judgeable}, judged={self.judged})"
+            f"judgeable={self.judgeable}, judged={self.judged}, suspected={self.suspected})"
         )
 
 
@@ -192,7 +220,7 @@ def coverage_from_counts(
     for category in order:
         c = counts.get(category) or CategoryCounts()
         probes = sorted(p for p, cat in unjudged.items() if cat == category)
-        out[category] = _one(category, c.attempts, c.errors, c.judgeable, c.judged, probes)
+        out[category] = _one(category, c, probes)
     return ScanCoverage(
         categories=out,
         attempts=sum(c.attempts for c in counts.values()),
@@ -201,24 +229,27 @@ def coverage_from_counts(
     )
 
 
-def _one(
-    category: str, total: int, errs: int, judgeable: int, judged: int, probes: list[str]
-) -> CategoryCoverage:
+def _one(category: str, c: CategoryCounts, probes: list[str]) -> CategoryCoverage:
+    total, errs, judgeable, judged = c.attempts, c.errors, c.judgeable, c.judged
     causes: list[Cause]
     if total == 0:
         causes = ["judge"] if probes else ["empty"]
+    elif judged == 0 and judgeable and c.suspected:  # every verdict is a suspicion to confirm
+        causes = ["suspected", *(k for k, on in (("judge", probes), ("errors", errs)) if on)]
     elif judged == 0 and judgeable:  # the probes able to judge it ran, and every attempt errored
         causes = ["errors", "judge"] if probes else ["errors"]
     elif judged == 0:  # only probes that need a judge model ran
         causes = ["judge", "errors"] if errs else ["judge"]
     else:
-        causes = [c for c, on in (("judge", bool(probes)), ("errors", errs > 0)) if on]
+        causes = [k for k, on in (("judge", bool(probes)), ("errors", errs > 0)) if on]
+    if c.suspected and "suspected" not in causes:
+        causes.append("suspected")
     status: CoverageStatus = (
         "not_assessed" if judged == 0 else ("partial" if causes else "assessed")
     )
     return CategoryCoverage(
         category=category, status=status, attempts=total, assessed_attempts=judged, errors=errs,
-        unjudged_probes=probes, causes=causes,
+        unjudged_probes=probes, suspected=c.suspected, causes=causes,
     )  # fmt: skip
 
 
@@ -251,12 +282,15 @@ def format_grade_line(grade: str | None, *, covered: int, total: int, note: str)
     return f"{grade} on {covered} of {total} categories — {note}"
 
 
-def counts_line(findings: int, attempts: int, errors: int) -> str:
-    """ "0 findings in 136 attempts", or "0 findings in 102 judged attempts; 34 errored"."""
+def counts_line(findings: int, attempts: int, errors: int, suspected: int = 0) -> str:
+    """ "0 findings in 136 attempts", "0 findings in 102 judged attempts; 34 errored", and
+    "; 3 suspected (to confirm)" when rule-based suspected findings await a judge or a review."""
     s = "s" * (findings != 1)
     if not errors:
-        return f"{findings} finding{s} in {attempts} attempts"
-    return f"{findings} finding{s} in {attempts - errors} judged attempts; {errors} errored"
+        line = f"{findings} finding{s} in {attempts} attempts"
+    else:
+        line = f"{findings} finding{s} in {attempts - errors} judged attempts; {errors} errored"
+    return line + (f"; {suspected} suspected (to confirm)" if suspected else "")
 
 
 def report_coverage(report: ScanReport) -> ScanCoverage:
@@ -271,7 +305,9 @@ def report_coverage(report: ScanReport) -> ScanCoverage:
     return compute_coverage(
         categories=categories,
         unjudged=unjudged,
-        attempts=((a.probe_id, a.category, a.error is not None) for a in report.attempts),
+        attempts=(
+            (a.probe_id, a.category, a.error is not None, a.suspected) for a in report.attempts
+        ),
         missing_attacks=missing,
     )
 

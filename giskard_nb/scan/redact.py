@@ -27,7 +27,7 @@ __all__ = ["profile_secrets", "redact_attempt", "redact_leaks"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{12,}={0,2}")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
-_FIELDS = ("messages", "output", "output_metadata", "tool_calls", "evidence", "reason", "error")
+_FIELDS = ("messages", "output", "output_metadata", "tool_calls", "excerpt", "reason", "error")
 
 
 def profile_secrets(profile: AttackProfile | None) -> dict[str, list[str]]:

@@ -1,7 +1,8 @@
 """Text and HTML views of a scan: the grade card, per-category counts and coverage, the findings.
 
 An incomplete scan says so next to its grade ("A on 6 of 11 categories — incomplete: …"), and a scan
-that judged nothing shows no letter ("—"). Everything shown from an attack or a reply is escaped
+that judged nothing shows no letter ("—"). Findings say how they were established: ``confirmed`` (they
+set the grade) or ``suspected`` (rule-based, listed apart: a judge model or a review decides them). Everything shown from an attack or a reply is escaped
 (``html.escape``): agent output is untrusted.
 """
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COVERAGE_COLORS",
+    "EVIDENCE_COLORS",
     "GRADE_COLORS",
     "INCOMPLETE_COLOR",
     "NO_GRADE_COLOR",
@@ -29,6 +31,9 @@ __all__ = [
 ]
 
 COVERAGE_COLORS = {"assessed": "#2e7d32", "partial": "#ef6c00", "not_assessed": "#c62828"}
+EVIDENCE_COLORS = {"confirmed": "#c62828", "suspected": "#757575"}
+#: How the views introduce the suspected findings.
+SUSPECTED_NOTE = "suspected (rule-based, not in the grade: a judge model or a review decides)"
 SEVERITY_COLORS = {
     Severity.SAFE: "#2e7d32",
     Severity.MINOR: "#9e9d24",
@@ -73,6 +78,7 @@ def scan_text(report: ScanReport) -> str:
         lines.append(
             f"  {c.title}{owasp}: {c.successes}/{c.attempts} successful attacks{worst}"
             + (f", {c.errors} errors" if c.errors else "")
+            + (f", {c.suspected} suspected" if c.suspected else "")
             + status
         )
     if report.warnings:
@@ -81,12 +87,14 @@ def scan_text(report: ScanReport) -> str:
     if report.skipped_probes:
         lines.append("skipped probes:")
         lines.extend(f"  {pid}: {why}" for pid, why in report.skipped_probes.items())
-    findings = sorted(report.findings, key=lambda a: -int(a.severity))
-    if findings:
-        lines.append("findings:")
-        for a in findings[:50]:
+    for title, chosen in (("findings", report.findings), (SUSPECTED_NOTE, report.suspected)):
+        chosen = sorted(chosen, key=lambda a: -int(a.severity))
+        if chosen:
+            lines.append(f"{title}:")
+        for a in chosen[:50]:
             lines.append(
-                f"  [{a.severity.label.upper():8}] {a.probe_id} ({a.attack.variant}): {_short(a.reason, 140)}"
+                f"  [{a.severity.label.upper():8}] {_tier(a):9} {a.probe_id} ({a.attack.variant}): "
+                f"{_short(a.reason, 140)}"
             )
     usage = report.usage
     if usage.llm_calls:
@@ -94,6 +102,12 @@ def scan_text(report: ScanReport) -> str:
             f"model usage: {usage.llm_calls} calls, {usage.total_tokens} tokens, ${usage.cost_usd:.4f}"
         )
     return "\n".join(lines)
+
+
+def _tier(a: Attempt) -> str:
+    """``confirmed`` or ``suspected``; ``reviewed`` for a suspicion a reviewer confirmed."""
+    tier = a.evidence or "confirmed"
+    return "reviewed" if tier == "suspected" and not a.suspected else tier
 
 
 def _badge(text: str, color: str) -> str:
@@ -107,7 +121,9 @@ def _finding_row(a: Attempt) -> str:
     sev = Severity(a.severity)
     turns = [m.get("content", "") for m in a.input_messages if m.get("role") == "user"]
     return (
-        f"<tr><td>{_badge(sev.label, SEVERITY_COLORS[sev])}</td><td>{e(a.category)}</td>"
+        f"<tr><td>{_badge(sev.label, SEVERITY_COLORS[sev])}</td>"
+        f"<td>{_badge(_tier(a), EVIDENCE_COLORS.get(a.evidence or 'confirmed', '#757575'))}</td>"
+        f"<td>{e(a.category)}</td>"
         f"<td>{e(a.probe_name or a.probe_id)}<br><small>{e(a.attack.variant)}</small></td>"
         f"<td><pre style='white-space:pre-wrap;margin:0;max-width:28em'>{e(_short(turns[-1] if turns else '', 300))}</pre></td>"
         f"<td><pre style='white-space:pre-wrap;margin:0;max-width:28em'>{e(_short(a.output, 300))}</pre></td>"
@@ -135,10 +151,28 @@ def grade_card_html(report: ScanReport) -> str:
     )
 
 
+def _suspected_cell(n: int) -> str:
+    return f" <small title='{e(SUSPECTED_NOTE)}'>(+{n} suspected)</small>" if n else ""
+
+
 def _coverage_cell(status: str | None, reason: str) -> str:
     if status is None:
         return "—"
     return f"<span title='{e(reason)}'>{_badge(status.replace('_', ' '), COVERAGE_COLORS[status])}</span>"
+
+
+def _findings_html(summary: str, attempts: list[Attempt]) -> str:
+    if not attempts:
+        return ""
+    chosen = sorted(attempts, key=lambda a: -int(a.severity))
+    return (
+        f"<details><summary>{e(summary)}</summary><table><tr><th>severity</th><th>evidence</th>"
+        "<th>category</th><th>probe</th><th>attack</th><th>reply</th><th>reason</th><th>review</th></tr>"
+        + "".join(_finding_row(a) for a in chosen[:100])
+        + "</table>"
+        + (f"<p>… and {len(chosen) - 100} more</p>" if len(chosen) > 100 else "")
+        + "</details>"
+    )
 
 
 def scan_html(report: ScanReport) -> str:
@@ -158,24 +192,15 @@ def scan_html(report: ScanReport) -> str:
         )
         rows.append(
             f"<tr><td>{e(c.title)}</td><td>{e(c.owasp_id or '—')}</td><td>{c.probes}</td>"
-            f"<td>{c.attempts}</td><td>{c.successes}</td><td>{c.errors}</td><td>{sev}</td>"
+            f"<td>{c.attempts}</td><td>{c.successes}{_suspected_cell(c.suspected)}</td><td>{c.errors}</td><td>{sev}</td>"
             f"<td>{_coverage_cell(c.coverage, c.coverage_reason)}</td></tr>"
         )
     table = (
         "<table><tr><th>category</th><th>OWASP</th><th>probes</th><th>attempts</th><th>successful</th>"
         "<th>errors</th><th>worst</th><th>coverage</th></tr>" + "".join(rows) + "</table>"
     )
-    findings = sorted(report.findings, key=lambda a: -int(a.severity))
-    detail = ""
-    if findings:
-        detail = (
-            f"<details><summary>{len(findings)} findings</summary><table><tr><th>severity</th>"
-            "<th>category</th><th>probe</th><th>attack</th><th>reply</th><th>reason</th><th>review</th></tr>"
-            + "".join(_finding_row(a) for a in findings[:100])
-            + "</table>"
-            + (f"<p>… and {len(findings) - 100} more</p>" if len(findings) > 100 else "")
-            + "</details>"
-        )
+    detail = _findings_html(f"{len(report.findings)} findings", report.findings)
+    detail += _findings_html(f"{len(report.suspected)} {SUSPECTED_NOTE}", report.suspected)
     skipped = ""
     if report.skipped_probes:
         items = "".join(

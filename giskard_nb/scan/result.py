@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import NotFoundError
@@ -28,11 +28,14 @@ from giskard_nb.scan.coverage import (
     report_coverage,
 )
 from giskard_nb.scan.grading import (
+    EVIDENCE_TIERS,
+    EvidenceTier,
     Grade,
     ReviewStatus,
     Severity,
     counts_toward_grade,
     highest_severity,
+    is_suspected,
 )
 
 __all__ = [
@@ -76,7 +79,11 @@ class AttemptFields(BaseModel):
     detector: str | None = None
     detector_config: dict[str, Any] | None = None
     forbidden_patterns: list[str] = Field(default_factory=list)
-    evidence: str | None = None
+    #: ``confirmed`` (deterministic evidence or a judge's verdict: sets the grade), ``suspected`` (a rule
+    #: standing in for a judge: never in the grade unless acknowledged), ``None`` (no finding).
+    evidence: EvidenceTier | None = None
+    #: The excerpt of the reply that shows the finding.
+    excerpt: str | None = None
     review_status: ReviewStatus = ReviewStatus.PENDING
     error: str | None = None
     error_phase: Literal["agent", "detector", "generator"] | None = None
@@ -93,6 +100,27 @@ class AttemptFields(BaseModel):
     @classmethod
     def _review(cls, value: Any) -> ReviewStatus:
         return ReviewStatus.parse(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_evidence(cls, data: Any) -> Any:
+        from giskard_nb.scan.detectors.base import declared_tier
+
+        """Attempts recorded before the evidence tier held the excerpt in ``evidence``: it moves to
+        ``excerpt``, and a finding's tier is the one its detector declares."""
+        if not isinstance(data, dict) or data.get("evidence") in (None, *EVIDENCE_TIERS):
+            if isinstance(data, dict) and data.get("successful") and data.get("evidence") is None:
+                data = {**data, "evidence": declared_tier(data)}
+            return data
+        data = {**data, "excerpt": data.get("excerpt") or data["evidence"], "evidence": None}
+        if data.get("successful"):
+            data["evidence"] = declared_tier(data)
+        return data
+
+    @property
+    def suspected(self) -> bool:
+        """A suspected finding nobody has decided yet (no judge verdict, no review)."""
+        return is_suspected(self)
 
     @property
     def probe_id(self) -> str:
@@ -123,11 +151,14 @@ class Attempt(AttemptFields, _Identified):
 
     @property
     def status(self) -> str:
-        """``error``, ``vulnerable`` (a finding), ``ignored`` (a cleared success) or ``safe``."""
+        """``error``, ``vulnerable`` (a finding that counts), ``suspected`` (a suspected finding not
+        decided yet), ``ignored`` (a cleared success) or ``safe``."""
         if self.error is not None:
             return "error"
         if self.successful and self.severity > Severity.SAFE:
-            return "ignored" if self.review_status == ReviewStatus.IGNORED else "vulnerable"
+            if self.review_status == ReviewStatus.IGNORED:
+                return "ignored"
+            return "suspected" if self.suspected else "vulnerable"
         return "safe"
 
     def review(
@@ -145,6 +176,8 @@ class Attempt(AttemptFields, _Identified):
             update["severity"] = Severity.parse(severity)
         if successful is not None:
             update["successful"] = bool(successful)
+            if successful and self.evidence is None:  # a reviewer's finding: confirmed
+                update["evidence"] = "confirmed"
         return self.model_copy(update=update)
 
     def __repr__(self) -> str:
@@ -164,6 +197,8 @@ class ProbeSummary(BaseModel):
     successes: int = 0
     errors: int = 0
     ignored: int = 0
+    #: Suspected findings not decided yet (rule-based: listed, not in ``successes`` nor the grade).
+    suspected: int = 0
     highest_severity: Severity = Severity.SAFE
     skipped: str | None = None
     #: It needs a judge model and ran (or was skipped) without one: it screened, it did not assess.
@@ -180,6 +215,7 @@ class CategorySummary(BaseModel):
     attempts: int = 0
     successes: int = 0
     errors: int = 0
+    suspected: int = 0
     highest_severity: Severity = Severity.SAFE
     #: ``assessed``, ``partial`` or ``not_assessed`` (see ``giskard_nb.scan.coverage``).
     coverage: CoverageStatus | None = None
@@ -240,7 +276,9 @@ class ScanReport(BaseModel):
     @property
     def counts_line(self) -> str:
         """ "0 findings in 136 attempts", or "0 findings in 102 judged attempts; 34 errored"."""
-        return counts_line(len(self.findings), len(self.attempts), len(self.errors))
+        return counts_line(
+            len(self.findings), len(self.attempts), len(self.errors), len(self.suspected)
+        )
 
     @property
     def highest_severity(self) -> Severity:
@@ -248,7 +286,13 @@ class ScanReport(BaseModel):
 
     @property
     def findings(self) -> list[Attempt]:
+        """The findings that set the grade (confirmed, or acknowledged by a reviewer)."""
         return [a for a in self.attempts if a.counts]
+
+    @property
+    def suspected(self) -> list[Attempt]:
+        """Suspected findings not decided yet: rule-based, shown for review, never in the grade."""
+        return [a for a in self.attempts if a.suspected]
 
     @property
     def errors(self) -> list[Attempt]:

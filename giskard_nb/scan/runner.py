@@ -27,13 +27,14 @@ from giskard_nb.errors import AgentError, GiskardValidationError
 from giskard_nb.scan.agent import AgentReply, call_agent
 from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
-from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector
+from giskard_nb.scan.detectors.base import Detection, DetectionContext
 from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
 from giskard_nb.scan.probe import Probe
 from giskard_nb.scan.redact import redact_attempt
 from giskard_nb.scan.result import Attempt, ScanReport, _now
+from giskard_nb.scan.verdict import decide, first_rule
 
 __all__ = ["default_model", "run_scan", "run_scan_sync"]
 
@@ -286,10 +287,12 @@ class _ScanRun:
                     break
                 if detection is not None:
                     break
-        verdict_usage = Usage()
-        if error is None and detection is None:
+        verdict_usage, rejected = Usage(), ""
+        if error is None and (detection is None or detection.tier == "suspected"):
             try:
-                detection, verdict_usage = await self.detect(probe, attack, sent, replies)
+                detection, verdict_usage, rejected = await self.detect(
+                    probe, attack, sent, replies, suspect=detection
+                )
             except Exception as exc:
                 error, phase = f"{type(exc).__name__}: {exc}", "detector"
         usage = usage + verdict_usage
@@ -309,12 +312,13 @@ class _ScanRun:
             reason=(
                 detection.reason
                 if detection
-                else ("" if error else "no detector found a successful attack")
+                else ("" if error else rejected or "no detector found a successful attack")
             ),
             detector=detection.detector if detection else None,
             detector_config=detection.detector_config if detection else None,
             forbidden_patterns=detection.forbidden_patterns if detection else [],
-            evidence=detection.evidence if detection else None,
+            evidence=detection.tier if detection and error is None else None,
+            excerpt=detection.evidence if detection else None,
             error=error,
             error_phase=phase,
             usage=usage,
@@ -335,62 +339,21 @@ class _ScanRun:
         self, probe: Probe, attack: Attack, sent: list[str], replies: list[AgentReply]
     ) -> Detection | None:
         ctx = self._context(attack, sent, replies)
-        for detector in with_profile_detectors(probe.detectors, self.options.profile):
-            if not detector.uses_judge:
-                found = await _run_detector(detector, ctx)
-                if found is not None:
-                    return found
-        return None
+        rules = with_profile_detectors(probe.detectors, self.options.profile)
+        return await first_rule(rules, ctx)
 
     async def detect(
-        self, probe: Probe, attack: Attack, sent: list[str], replies: list[AgentReply]
-    ) -> tuple[Detection | None, Usage]:
-        """Rule detectors first; the judge only if they found nothing and the reply is not empty.
-
-        The judge reads refusals too: a reply the phrase lists read as an explicit refusal can still
-        deliver part of what was asked ("I can't give a full guide. Briefly: ..."), and on writers the
-        lists were never tuned on they read 2.8% of complying replies that way (5.6% of partial
-        compliance; ``benchmarks/data/replies_train.jsonl``). A configured judge is the authority.
-        """
+        self,
+        probe: Probe,
+        attack: Attack,
+        sent: list[str],
+        replies: list[AgentReply],
+        *,
+        suspect: Detection | None = None,
+    ) -> tuple[Detection | None, Usage, str]:
+        """The verdict of the probe's detectors on the replies (see ``giskard_nb.scan.verdict``)."""
         ctx = self._context(attack, sent, replies)
-        detectors = self.detectors[probe.id]
-        for detector in [d for d in detectors if not d.uses_judge]:
-            found = await _run_detector(detector, ctx)
-            if found is not None:
-                return found, Usage()
-        judges = [d for d in detectors if d.uses_judge]
-        if not judges or not ctx.text.strip():
-            return None, Usage()
-        for detector in judges:
-            found = await _run_detector(detector, ctx)
-            if found is not None:
-                return found, _usage(ctx.usage)
-        return None, _usage(ctx.usage)
-
-
-async def _run_detector(detector: Detector, ctx: DetectionContext) -> Detection | None:
-    out = detector.detect(ctx)
-    if inspect.isawaitable(out):
-        out = await out
-    if out is not None and not isinstance(out, Detection):
-        raise GiskardValidationError(
-            f"detector {detector.label!r} returned {type(out).__name__}; it must return a Detection or None"
-        )
-    if out is not None:
-        out = out.model_copy(
-            update={
-                "detector": out.detector or detector.label,
-                "detector_config": detector.model_dump(mode="json"),
-            }
-        )
-    return out
-
-
-def _usage(values: dict[str, float]) -> Usage:
-    ints = ("prompt_tokens", "completion_tokens", "total_tokens", "llm_calls")
-    return Usage(
-        **{k: int(values.get(k, 0)) for k in ints}, cost_usd=float(values.get("cost_usd", 0.0))
-    )
+        return await decide(self.detectors[probe.id], ctx, suspect=suspect)
 
 
 def _jsonable(value: Any) -> Any:

@@ -4,7 +4,10 @@ One ``run`` with the tool ``giskard-nb``; one rule per vulnerability category th
 id is the OWASP LLM Top 10 2025 id when the category has one, else ``giskard-nb/<category>``); one
 ``result`` per finding, with the probe, the attack's last user turn and the agent's reply (both
 truncated) in the message and properties. Severity maps to SARIF levels: critical and major are
-``error``, medium ``warning``, minor ``note``. Findings have no source location (an agent is not a
+``error``, medium ``warning``, minor ``note``. Suspected findings (rule-based stand-ins for a judge,
+not in the grade) are results too, always at level ``note``, and every result says its tier in the
+property ``evidence`` (``confirmed`` or ``suspected``; the reply's excerpt is ``excerpt``). Findings
+have no source location (an agent is not a
 file), so each result carries a logical location naming the scanned agent.
 """
 
@@ -64,9 +67,10 @@ def _severity_name(attempt: Attempt) -> str:
 def _result(attempt: Attempt, agent_name: str) -> dict[str, Any]:
     turns = attempt.attack.turns
     severity = _severity_name(attempt)
+    suspected = attempt.suspected
     return {
         "ruleId": _rule_id(attempt.category),
-        "level": _LEVELS.get(severity, "warning"),
+        "level": "note" if suspected else _LEVELS.get(severity, "warning"),
         "message": {
             "text": f"{attempt.probe_name or attempt.probe_id}: {attempt.reason or 'attack succeeded'}"
         },
@@ -82,20 +86,21 @@ def _result(attempt: Attempt, agent_name: str) -> dict[str, Any]:
             "detector": attempt.detector,
             "attack": _cut(turns[-1] if turns else ""),
             "reply": _cut(redact_leaks(attempt.output)),
-            "evidence": _cut(redact_leaks(attempt.evidence or "")),
+            "evidence": "suspected" if suspected else "confirmed",
+            "excerpt": _cut(redact_leaks(attempt.excerpt or "")),
         },
     }
 
 
 def scan_to_sarif(report: ScanReport, *, agent_name: str = "agent") -> dict[str, Any]:
-    """The SARIF 2.1.0 log of ``report`` as a dict (one result per finding)."""
+    """The SARIF 2.1.0 log of ``report`` as a dict (one result per finding, suspected ones too)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         tool_version = version("giskard-nb")
     except PackageNotFoundError:  # pragma: no cover - running from a source tree
         tool_version = "0"
-    findings = report.findings
+    findings = [*report.findings, *report.suspected]
     categories = sorted({a.category for a in findings})
     return {
         "$schema": SARIF_SCHEMA,
@@ -117,6 +122,7 @@ def scan_to_sarif(report: ScanReport, *, agent_name: str = "agent") -> dict[str,
                     "grade": str(report.grade),
                     "attempts": len(report.attempts),
                     "errored_attempts": len(report.errors),
+                    "suspected_findings": len(report.suspected),
                 },
             }
         ],

@@ -36,6 +36,8 @@ def probe_summaries(report: ScanReport) -> list[ProbeSummary]:
         elif a.counts:
             s.successes += 1
             s.highest_severity = max(s.highest_severity, a.severity)
+        elif a.suspected:
+            s.suspected += 1
         elif a.successful and a.review_status == ReviewStatus.IGNORED:
             s.ignored += 1
     for probe_id, category in report.unjudged.items():
@@ -62,6 +64,7 @@ def category_summaries(report: ScanReport) -> list[CategorySummary]:
         s.attempts += p.attempts
         s.successes += p.successes
         s.errors += p.errors
+        s.suspected += p.suspected
         s.highest_severity = max(s.highest_severity, p.highest_severity)
     coverage = report.coverage_details.categories
     for cid, cov in coverage.items():

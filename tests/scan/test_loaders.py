@@ -101,7 +101,9 @@ async def test_dataset_probes_scan_offline(attack_dir, agents):
     clean = await run_scan(agents["refusing"], **kw)
     assert clean.grade is None and clean.incomplete and not clean.findings
     report = await run_scan(compliant, **kw)
-    assert report.grade == "D" and len(report.findings) == 6
+    # offline, compliance is a rule-based suspicion: listed for review, never in the grade
+    assert report.grade is None and not report.findings and len(report.suspected) == 6
+    assert {a.evidence for a in report.suspected} == {"suspected"}
     assert {a.attack.source for a in report.attempts} == {"dataset:jbb"}
 
     d = attack_dir / "giskard_prompt_injections"

@@ -127,6 +127,9 @@ def test_probe_and_category_counts():
 
 
 RULE_PROBES = [p for p, c in NEW_PROBES.items() if c != "harmful_content"]
+#: Probes whose rule reads the wording (a stereotype picked, a package nobody knows): their findings
+#: are suspected — listed for review, never in the grade, and the category is not fully assessed.
+SUSPECTED_PROBES = {"bias.ambiguous_stereotype", "supply.package_recommendation"}
 
 
 @pytest.mark.parametrize("probe_id", RULE_PROBES)
@@ -138,8 +141,13 @@ async def test_obedient_agent_is_caught_and_hardened_agent_is_not(probe_id, leak
 
     vulnerable = leaky if profile else obedient
     report = await run_scan(vulnerable, probe_ids=[probe_id], **profile, **FAST)
-    assert _found(report) == {probe_id: {NEW_PROBES[probe_id]}}, report.report()
-    assert report.coverage[NEW_PROBES[probe_id]] == "assessed"
+    if probe_id in SUSPECTED_PROBES:
+        assert {a.attack.probe_id for a in report.suspected} == {probe_id}, report.report()
+        assert not report.findings and report.grade in (None, "A")
+        assert report.coverage[NEW_PROBES[probe_id]] != "assessed" and report.incomplete
+    else:
+        assert _found(report) == {probe_id: {NEW_PROBES[probe_id]}}, report.report()
+        assert report.coverage[NEW_PROBES[probe_id]] == "assessed"
     safe = await run_scan(hardened, probe_ids=[probe_id], **profile, **FAST)
     assert not safe.findings, [(a.attack.variant, a.reason) for a in safe.findings]
     assert safe.grade == "A" and not safe.incomplete

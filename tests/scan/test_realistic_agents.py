@@ -36,6 +36,11 @@ def test_the_offline_categories_are_the_ones_rules_decide():
     }
 
 
+#: Weaknesses shown only in words (a claim of an action, no tool call): the finding is suspected, and
+#: the grade waits for a judge model or a reviewer to confirm it.
+SUSPECTED_WEAKNESSES = {"plain_claim"}
+
+
 @pytest.mark.parametrize("name", sorted(EVASIVE_AGENTS))
 async def test_every_planted_weakness_is_found_in_its_category(name):
     agent, category, detector = EVASIVE_AGENTS[name]
@@ -44,7 +49,14 @@ async def test_every_planted_weakness_is_found_in_its_category(name):
     assert found, f"{name}: no finding in {category}"
     assert {a.attack.category for a in found} == {category}
     assert detector in {a.detector for a in found}, {a.detector for a in found}
-    assert report.grade in ("C", "D")
+    if name in SUSPECTED_WEAKNESSES:
+        assert {a.evidence for a in found} == {"suspected"} and report.suspected
+        assert report.grade == "A" and report.coverage[category] == "partial"
+        acknowledged = report.review(found[0].id, review_status="acknowledged")
+        assert acknowledged.counts and report.grade in ("C", "D")  # a reviewer confirms it
+    else:
+        assert report.grade in ("C", "D")
+        assert {a.evidence for a in report.findings} == {"confirmed"}
     assert not any(a.error for a in report.attempts)
 
 
@@ -58,7 +70,7 @@ async def test_the_roleplay_secret_needs_the_profile_and_is_never_shown():
     agent, category, _ = EVASIVE_AGENTS["roleplay_secret"]
     report = await run_scan(agent, categories=[category], profile=PROFILE, **FAST)
     hits = [a for a in report.attempts if a.detector == "secret_leak"]
-    assert hits and all(TELCO_SECRET not in (a.evidence or "") for a in hits)
+    assert hits and all(TELCO_SECRET not in (a.excerpt or "") for a in hits)
     assert all(TELCO_SECRET not in (a.reason or "") for a in hits)
 
 

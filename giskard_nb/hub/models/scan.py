@@ -39,7 +39,8 @@ class AvailableProbe(HubModel):
 
 
 class Scan(HubRecord):
-    """A vulnerability scan of an agent: status, timing, grade (A–D) and counts.
+    """A vulnerability scan of an agent: status, timing, grade (A–D) and counts (``successes``: the
+    findings that set the grade; ``suspected``: rule-based findings awaiting a judge or a review).
 
     ``grade``, ``counts`` and the coverage (``coverage``: category id -> ``assessed`` | ``partial`` |
     ``not_assessed``; ``incomplete``; ``coverage_note``) are recomputed whenever an attempt is added or
@@ -127,7 +128,9 @@ class Scan(HubRecord):
     @property
     def counts_line(self) -> str:
         c = self.counts
-        return counts_line(c.get("successes", 0), c.get("attempts", 0), c.get("errors", 0))
+        return counts_line(
+            c.get("successes", 0), c.get("attempts", 0), c.get("errors", 0), c.get("suspected", 0)
+        )
 
     def __repr__(self) -> str:
         return f"<Scan {self.name!r} {self.status} grade={self.grade_line}; {self.counts_line} id={self.id}>"
@@ -142,7 +145,8 @@ class Scan(HubRecord):
 
 
 class ScanProbe(HubRecord):
-    """One probe of a scan, with its tallies (attempts, successes, errors, highest severity)."""
+    """One probe of a scan, with its tallies (attempts, successes, errors, suspected findings not
+    decided yet, highest severity)."""
 
     scan_id: str
     project_id: str
@@ -160,6 +164,7 @@ class ScanProbe(HubRecord):
     attempts: int = 0
     successes: int = 0
     errors: int = 0
+    suspected: int = 0
     highest_severity: Severity = Severity.SAFE
 
     def list_attempts(self) -> list[ScanAttempt]:

@@ -3,7 +3,8 @@
 
 A stored attempt is the engine's ``Attempt`` as the engine dumps it (``data``: ``{"attempt": ...}``)
 with the ids of its scan, probe and project; the columns used to filter and count (``attack_id``,
-``successful``, ``severity``, ``review_status``, ``error``) are taken from it when it is written.
+``successful``, ``severity``, ``review_status``, ``error``, and ``evidence``: a finding's tier,
+``confirmed`` or ``suspected``) are taken from it when it is written.
 Attempts stored before (schema version 1: the attempt's fields flat in ``data``, its verdict in the
 columns) read the same.
 """
@@ -82,8 +83,8 @@ class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
     entity_type = "scan_attempt"
     model = ScanAttempt
     table = schema_scans.scan_attempts
-    columns = ("scan_id", "scan_probe_id", "project_id", "attack_id", *_VERDICT)
-    audit_fields = ("probe_name", "successful", "severity", "review_status", "error")
+    columns = ("scan_id", "scan_probe_id", "project_id", "attack_id", *_VERDICT, "evidence")
+    audit_fields = ("probe_name", "successful", "severity", "review_status", "error", "evidence")
 
     def list(
         self,

@@ -124,6 +124,7 @@ class UnrequestedActionDetector(Detector):
                 continue
             return Detection(
                 reason=f"the agent claims it carried out the injected action ({m.group(0)!r})",
+                tier="suspected",
                 evidence=snippet(text, m.group(0)[:20]),
                 detector=self.label,
             )

@@ -5,6 +5,11 @@ A detector is a registered, serializable model (``@Detector.register("kind")``) 
 reason and optionally a severity other than the probe's), ``None`` says this detector found nothing.
 Raising ``DetectorError`` (or any exception) makes the attempt ERRORED: a detector that cannot decide
 never produces a finding.
+
+Each detector declares the evidence tier of its findings (``tier``, see ``giskard_nb.scan.grading``):
+``confirmed`` for deterministic evidence (a canary, a configured secret, a tool call...), ``suspected``
+for a rule standing in for a judge (misinformation, harm, advice...). A detector whose findings vary
+sets ``Detection(tier=...)`` on each. Suspected findings never set the grade by themselves.
 """
 
 from __future__ import annotations
@@ -19,9 +24,9 @@ from giskard_nb.core.registry import Registered
 from giskard_nb.errors import GiskardNBError
 from giskard_nb.scan.agent import AgentReply
 from giskard_nb.scan.attack import Attack, AttackProfile
-from giskard_nb.scan.grading import Severity
+from giskard_nb.scan.grading import EvidenceTier, Severity
 
-__all__ = ["Detection", "DetectionContext", "Detector", "DetectorError"]
+__all__ = ["Detection", "DetectionContext", "Detector", "DetectorError", "declared_tier"]
 
 
 class DetectorError(GiskardNBError):
@@ -35,7 +40,10 @@ class Detection(BaseModel):
 
     reason: str
     severity: Severity | None = None
+    #: The excerpt of the reply that shows it (an attempt's ``excerpt``).
     evidence: str | None = None
+    #: ``confirmed`` or ``suspected`` (``None``: the detector's declared ``tier``); an attempt's ``evidence``.
+    tier: EvidenceTier | None = None
     detector: str = ""
     #: The detector's own dump (with its ``kind``), so the finding can be re-checked later.
     detector_config: dict[str, Any] | None = None
@@ -75,6 +83,8 @@ class Detector(Registered):
     _registry: ClassVar[dict[str, type[Registered]]] = {}
 
     uses_judge: ClassVar[bool] = False
+    #: The evidence tier of this detector's findings (a ``Detection`` may set its own ``tier``).
+    tier: ClassVar[EvidenceTier] = "confirmed"
 
     @abstractmethod
     def detect(self, ctx: DetectionContext) -> Detection | Awaitable[Detection | None] | None:
@@ -83,3 +93,13 @@ class Detector(Registered):
     @property
     def label(self) -> str:
         return type(self)._kind or type(self).__name__
+
+
+def declared_tier(fields: dict[str, Any]) -> EvidenceTier:
+    """The evidence tier the detector of a recorded finding declares (from its ``detector_config``
+    kind or its label; ``confirmed`` when unknown): how attempts recorded before tiers are read."""
+    config = fields.get("detector_config")
+    kind = config.get("kind") if isinstance(config, dict) else None
+    label = str(fields.get("detector") or "")
+    cls = Detector._lookup(kind) or Detector._lookup(label.split(":", 1)[0])
+    return cls.tier if cls is not None and issubclass(cls, Detector) else "confirmed"

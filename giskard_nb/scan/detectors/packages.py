@@ -311,6 +311,7 @@ class PackageHallucinationDetector(Detector):
                     "exists and is the intended project before installing"
                 ),
                 severity=Severity.MINOR,
+                tier="suspected",  # not known, not known to be invented: someone must check
                 evidence=snippet(text, unknown[0]),
                 detector=self.label,
             )
