@@ -1,0 +1,154 @@
+"""Every ``giskard-nb`` example of docs/cli.md runs exactly as written, and exits as the doc says.
+
+The ```bash blocks are run in order, line by line (``bash -c``), in a temporary folder holding a copy of
+``examples/`` and the stand-ins the page names (``my_app/bot.py``, ``cases.csv``,
+``system_prompt.txt``), with a fresh ``HOME``; ``$AGENT_URL`` is a local HTTP agent and
+``$DATASET_ID``/``$EVALUATION_ID``/``$SCAN_ID`` the newest records of the Hub the earlier lines filled.
+A line's exit status is the "exits N" of its comment, else 0. The examples ``--help`` shows are lines
+of the page too, so they run as well.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "cli.md"
+SCRIPT = Path(sys.executable).parent / "giskard-nb"
+BOT = '''"""Stands for your agent: a plain function (it exposes no system prompt nor secrets)."""
+
+from giskard_nb.demo.agent import support_agent
+
+
+def answer(messages):
+    return support_agent(messages)
+'''
+
+
+def doc_lines() -> list[str]:
+    """Every non-blank line of the page's ```bash blocks, in order."""
+    blocks = re.findall(r"^```bash\n(.*?)^```", DOC.read_text(encoding="utf-8"), re.M | re.S)
+    return [line for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def command(line: str) -> str:
+    """The line without its comment."""
+    return re.sub(r"\s+#.*$", "", line).strip()
+
+
+def expected_status(line: str) -> int:
+    comment = line.partition("  #")[2]
+    found = re.search(r"\bexits (\d+)", comment)
+    return int(found.group(1)) if found else 0
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    from giskard_nb.demo.agent import SYSTEM_PROMPT
+
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    (tmp_path / "my_app").mkdir()
+    (tmp_path / "my_app" / "__init__.py").write_text("")
+    (tmp_path / "my_app" / "bot.py").write_text(BOT, encoding="utf-8")
+    shutil.copy(REPO / "examples" / "faq.csv", tmp_path / "cases.csv")
+    (tmp_path / "system_prompt.txt").write_text(SYSTEM_PROMPT, encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    return tmp_path
+
+
+def _ids(home: Path) -> dict[str, str]:
+    """The newest dataset, evaluation and scan of the Hub the earlier lines wrote."""
+    from giskard_nb.hub import Hub
+
+    path = home / ".giskard_nb" / "hub.db"
+    if not path.exists():
+        return {}
+    hub = Hub(str(path))
+    try:
+        newest = {
+            "DATASET_ID": hub.datasets.list(),
+            "EVALUATION_ID": hub.evaluations.list(),
+            "SCAN_ID": hub.scans.list(),
+        }
+        return {k: max(v, key=lambda r: r.created_at).id for k, v in newest.items() if v}
+    finally:
+        hub.close()
+
+
+def test_the_page_has_examples_and_nothing_else_in_its_bash_blocks() -> None:
+    lines = doc_lines()
+    assert len(lines) >= 20
+    strays = [line for line in lines if not line.startswith("giskard-nb ")]
+    assert not strays, f"a ```bash line of docs/cli.md that is not a giskard-nb example: {strays}"
+    assert command(lines[0]) == "giskard-nb --help"
+    assert "giskard-nb scan --demo" in [command(line) for line in lines]
+
+
+def test_every_example_runs_as_written(folder: Path, http_agent: str) -> None:
+    home = folder / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GISKARD_NB_")}
+    env.update(
+        HOME=str(home),
+        GISKARD_NB_HOME=str(home / ".giskard_nb"),
+        PYTHONPATH=str(REPO),
+        PATH=os.pathsep.join([str(SCRIPT.parent), env.get("PATH", "")]),
+        AGENT_URL=http_agent,
+    )
+    # the installed entry point when there is one, else the module
+    prelude = (
+        ""
+        if SCRIPT.exists()
+        else f'giskard-nb() {{ "{sys.executable}" -m giskard_nb.cli "$@"; }}; '
+    )
+    ran = []
+    for line in doc_lines():
+        result = subprocess.run(
+            ["bash", "-c", prelude + command(line)],
+            cwd=folder,
+            env={**env, **_ids(home)},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        want = expected_status(line)
+        assert result.returncode == want, (
+            f"{line}\nexited {result.returncode}, the doc says {want}\n"
+            f"stdout: {result.stdout[-3000:]}\nstderr: {result.stderr[-3000:]}"
+        )
+        assert "Traceback" not in result.stderr, result.stderr
+        ran.append((line, result))
+    assert len(ran) == len(doc_lines())  # none skipped
+    out = {command(line): r.stdout for line, r in ran}
+    demo = out["giskard-nb scan --demo"]
+    assert "disclosure.internal_codes" in demo and "exit 1: " in demo and "STAFF-2024" not in demo
+    shown = out['giskard-nb hub show "$SCAN_ID"']
+    assert "== Scan " in shown and "INSERT" not in shown
+    assert (folder / "cases.jsonl").is_file() and (folder / "results.csv").is_file()
+    assert (folder / "junit.xml").is_file() and (folder / "scan.sarif").is_file()
+
+
+@pytest.mark.parametrize("args", [(), ("eval",), ("scan",), ("hub",), ("scheduler",)])
+def test_help_examples_are_lines_of_the_page(args: tuple[str, ...]) -> None:
+    """What ``--help`` shows as examples is on the page, so the test above runs it."""
+    from giskard_nb.cli import parser
+
+    root = parser()
+    target = root
+    for name in args:
+        target = next(a for a in root._subparsers._group_actions if hasattr(a, "choices")).choices[
+            name
+        ]
+    epilog = target.epilog or ""
+    examples = [line.strip() for line in epilog.partition("examples:")[2].splitlines()]
+    examples = [command(e) for e in examples if e]
+    assert examples, f"giskard-nb {' '.join(args)} --help shows no example"
+    page = {command(line) for line in doc_lines()}
+    missing = [e for e in examples if e not in page]
+    assert not missing, f"--help examples not on docs/cli.md (so never run): {missing}"
