@@ -217,7 +217,8 @@ def _failures(scan: Any, report: Any, args: argparse.Namespace) -> list[str]:
         hits = [f for f in report.findings if confirmed(f) and f.severity >= floor]
         if hits:
             worst = max(f.severity for f in hits)
-            probes = ", ".join(dict.fromkeys(f.attack.probe_id for f in hits))
+            ranked = sorted(hits, key=lambda f: (-f.severity, f.attack.probe_id))
+            probes = ", ".join(dict.fromkeys(f.attack.probe_id for f in ranked))
             reasons.append(
                 f"{len(hits)} confirmed finding{'s' if len(hits) != 1 else ''} at or above "
                 f"{args.fail_on} (worst {worst.label}: {probes}); --fail-on sets the threshold"
