@@ -246,3 +246,42 @@ def test_eval_an_http_agent_registers_it_once(work: Path, http_agent: str) -> No
     assert cli(*args, cwd=work).returncode == 1
     agents = cli("hub", "list", "agents", "--hub", db, cwd=work).stdout
     assert agents.count("\n") == 1 and http_agent in agents  # registered once, then reused
+
+
+def test_hub_show_of_a_crashed_scan_is_readable(work: Path) -> None:
+    """A scan stored by the release that crashed on a duplicate attempt (status error, a grade, the
+    raw SQL in its error) reads back without the SQL and without a grade."""
+    import sqlalchemy as sa
+
+    from giskard_nb.hub import Hub, schema_scans
+
+    db = work / "hub.db"
+    hub = Hub(str(db))
+    project = hub.projects.create("p")
+    scan = hub.scans.create(
+        project.id, agent=lambda m: "no", probe_ids=["injection.direct_override"],
+        max_attempts_per_probe=1, progress=False, judge=None, generator=None,
+    )  # fmt: skip
+    crashed = {
+        **json.loads(scan.model_dump_json()),
+        "status": "error",
+        "grade": "C",
+        "error": "IntegrityError: (sqlite3.IntegrityError) UNIQUE constraint failed: "
+        "hub_scan_attempts.scan_id, hub_scan_attempts.attack_id\n[SQL: INSERT INTO "
+        "hub_scan_attempts (id, data) VALUES (?, ?)]\n[parameters: ('x', '{}')]\n"
+        "(Background on this error at: https://sqlalche.me/e/21/gkpj)",
+    }
+    t = schema_scans.scans
+    with hub._db.write() as conn:
+        conn.execute(
+            sa.update(t).where(t.c.id == scan.id).values(status="error", data=json.dumps(crashed))
+        )
+    hub.close()
+    shown = cli("hub", "show", scan.id, "--hub", str(db), cwd=work)
+    assert shown.returncode == 0, shown.stderr
+    assert "UNIQUE constraint failed" in shown.stdout and "— error ==" in shown.stdout
+    for raw in ("INSERT", "[SQL", "[parameters", "sqlalche.me"):
+        assert raw not in shown.stdout
+    assert "grade C" not in shown.stdout
+    listed = cli("hub", "list", "scans", "--hub", str(db), cwd=work)
+    assert "error  grade -" in listed.stdout

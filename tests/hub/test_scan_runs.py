@@ -284,6 +284,15 @@ def test_a_database_failure_is_a_readable_error_without_a_grade(hub, project, mo
     assert scan.status == "error" and scan.grade is None
     report = hub.scans.report(scan.id)
     assert report.grade is None and "INSERT" not in report.report()
+    assert "refused to store the scan's results" in report.report()
+    # the Hub browser's report of it, and `giskard-nb hub show` (same record, same report)
+    from giskard_nb import HubBrowser
+
+    browser = HubBrowser(hub)
+    browser.open_scan(scan.id)
+    html = browser._w["detail"].children[0].value
+    assert "refused to store" in html and "INSERT" not in html and "[SQL" not in html
+    assert browser._w["scan"].options == ((f"{scan.name} (error)", scan.id),)  # status, no grade
     # a scan stored before errors were readable reads back without the SQL, and without a grade
     legacy = Scan.model_validate(
         {**scan.model_dump(), "grade": "C", "error": "IntegrityError: (sqlite3.IntegrityError) "
