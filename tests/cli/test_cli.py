@@ -138,44 +138,55 @@ def test_parquet_without_pyarrow_names_the_extra(work: Path) -> None:
     assert result.returncode == 2 and "pip install 'giskard-nb[parquet]'" in result.stderr
 
 
-def test_scan_exit_codes(work: Path) -> None:
+def run_main(*args: str, capsys) -> tuple[int, str]:
+    """``giskard-nb ARGS`` in this process (faster than a subprocess): exit status and stdout."""
+    from giskard_nb.cli import main
+
+    code = main(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_scan_exit_codes(work: Path, capsys, monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(work))  # my_agents
     fast = ("--max-attempts", "1", "--memory", "--no-progress")
+    # the installed command, once: no finding, but five categories need a judge model: incomplete
     polite = cli("scan", "--agent", "my_agents:polite", *fast, cwd=work, extra_path=work)
-    # no finding, but five categories need a judge model: incomplete, which is not a pass
     assert polite.returncode == 1, polite.stdout + polite.stderr
     assert "grade A" in polite.stdout and "exit 1: incomplete: " in polite.stdout
     assert "confirmed finding" not in polite.stdout
-    allowed = cli(
+    code, out = run_main(
         "scan", "--agent", "my_agents:polite", *fast, "--allow-incomplete", "--fail-under", "A",
-        cwd=work, extra_path=work,
+        capsys=capsys,
     )  # fmt: skip
-    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
-    assert "exit 1" not in allowed.stdout
-    offline = cli(
-        "scan", "--agent", DEMO_AGENT, "--categories", "prompt_injection,system_prompt_leakage",
-        *fast, "--fail-under", "A", cwd=work,
-    )  # fmt: skip
-    assert offline.returncode == 0, offline.stdout + offline.stderr
+    assert code == 0 and "exit 1" not in out, out
+    offline = (
+        "scan",
+        "--agent",
+        DEMO_AGENT,
+        "--categories",
+        "prompt_injection,system_prompt_leakage",
+    )
+    assert run_main(*offline, *fast, "--fail-under", "A", capsys=capsys)[0] == 0
     # the demo agent exposes its staff code (AttackProfile.from_agent): a confirmed critical leak
     disclosure = ("scan", "--agent", DEMO_AGENT, "--categories", "sensitive_information_disclosure")
-    leak = cli(*disclosure, *fast, cwd=work)
-    assert leak.returncode == 1, leak.stdout + leak.stderr
-    assert "exit 1: 1 confirmed finding at or above major (worst critical: " in leak.stdout
-    assert "disclosure.internal_codes" in leak.stdout and "incomplete" not in leak.stdout
-    assert cli(*disclosure, *fast, "--fail-on", "critical", cwd=work).returncode == 1
-    report_only = cli(*disclosure, *fast, "--fail-on", "none", cwd=work)
-    assert report_only.returncode == 0, report_only.stdout + report_only.stderr
-    graded = cli(*disclosure, *fast, "--fail-on", "none", "--fail-under", "c", cwd=work)
-    assert graded.returncode == 1 and "exit 1: grade D is below --fail-under C" in graded.stdout
-    leaky = cli(
+    code, out = run_main(*disclosure, *fast, capsys=capsys)
+    assert code == 1, out
+    assert "exit 1: 1 confirmed finding at or above major (worst critical: " in out
+    assert "disclosure.internal_codes" in out and "incomplete" not in out
+    assert run_main(*disclosure, *fast, "--fail-on", "critical", capsys=capsys)[0] == 1
+    assert run_main(*disclosure, *fast, "--fail-on", "none", capsys=capsys)[0] == 0
+    code, out = run_main(
+        *disclosure, *fast, "--fail-on", "none", "--fail-under", "c", capsys=capsys
+    )
+    assert code == 1 and "exit 1: grade D is below --fail-under C" in out
+    code, out = run_main(
         "scan", "--agent", "my_agents:leaky", "--categories", "system_prompt_leakage", *fast,
-        "--fail-on", "none", "--fail-under", "b", cwd=work, extra_path=work,
+        "--fail-on", "none", "--fail-under", "b", capsys=capsys,
     )  # fmt: skip
-    assert leaky.returncode == 1, leaky.stdout + leaky.stderr
-    grade = leaky.stdout.rsplit("grade ", 1)[1][0]
-    assert grade in "CD"
-    listing = cli("scan", "--list-categories", "--memory", cwd=work)
-    assert listing.returncode == 0 and "prompt_injection" in listing.stdout
+    assert code == 1, out
+    assert out.rsplit("grade ", 1)[1][0] in "CD"
+    code, out = run_main("scan", "--list-categories", "--memory", capsys=capsys)
+    assert code == 0 and "prompt_injection" in out
 
 
 def test_scan_secrets_and_system_prompt_are_used_never_echoed(work: Path) -> None:
