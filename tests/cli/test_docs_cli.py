@@ -1,8 +1,8 @@
 """Every ``giskard-nb`` example of docs/cli.md runs exactly as written, and exits as the doc says.
 
-The ```bash blocks are run in order, line by line (``bash -c``), in a temporary folder holding a copy of
-``examples/`` and the stand-ins the page names (``my_app/bot.py``, ``cases.csv``,
-``system_prompt.txt``), with a fresh ``HOME``; ``$AGENT_URL`` is a local HTTP agent and
+The ```bash blocks are run in order, line by line (split and quoted as a shell does), in a temporary
+folder holding a copy of ``examples/`` and the stand-ins the page names (``my_app/bot.py``,
+``cases.csv``, ``system_prompt.txt``), with a fresh ``HOME``; ``$AGENT_URL`` is a local HTTP agent and
 ``$DATASET_ID``/``$EVALUATION_ID``/``$SCAN_ID`` the newest records of the Hub the earlier lines filled.
 A line's exit status is the "exits N" of its comment, else 0. The examples ``--help`` shows are lines
 of the page too, so they run as well.
@@ -10,18 +10,16 @@ of the page too, so they run as well.
 
 from __future__ import annotations
 
-import os
 import re
+import shlex
 import shutil
-import subprocess
-import sys
+import string
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "cli.md"
-SCRIPT = Path(sys.executable).parent / "giskard-nb"
 BOT = '''"""Stands for your agent: a plain function (it exposes no system prompt nor secrets)."""
 
 from giskard_nb.demo.agent import support_agent
@@ -91,41 +89,39 @@ def test_the_page_has_examples_and_nothing_else_in_its_bash_blocks() -> None:
     assert "giskard-nb scan --demo" in [command(line) for line in lines]
 
 
-def test_every_example_runs_as_written(folder: Path, http_agent: str) -> None:
+def run_line(line: str, env: dict[str, str], capsys) -> tuple[int, str, str]:
+    """Run one example as a shell would (its words split and quoted by ``shlex``, ``$NAMES`` from
+    ``env``), through the ``giskard-nb`` entry point's ``main`` in this process (a subprocess per line
+    costs seconds of imports: ``tests/cli/test_cli.py`` runs the installed command)."""
+    from giskard_nb.cli import main
+
+    words = shlex.split(string.Template(command(line)).safe_substitute(env))
+    assert words[0] == "giskard-nb", line
+    assert not any("$" in w for w in words), f"{line}: a variable the test does not provide"
+    try:
+        code = main(words[1:])
+    except SystemExit as exc:  # --help, and argparse's usage errors
+        code = exc.code if isinstance(exc.code, int) else 1
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_every_example_runs_as_written(folder: Path, http_agent: str, capsys, monkeypatch) -> None:
     home = folder / "home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GISKARD_NB_")}
-    env.update(
-        HOME=str(home),
-        GISKARD_NB_HOME=str(home / ".giskard_nb"),
-        PYTHONPATH=str(REPO),
-        PATH=os.pathsep.join([str(SCRIPT.parent), env.get("PATH", "")]),
-        AGENT_URL=http_agent,
-    )
-    # the installed entry point when there is one, else the module
-    prelude = (
-        ""
-        if SCRIPT.exists()
-        else f'giskard-nb() {{ "{sys.executable}" -m giskard_nb.cli "$@"; }}; '
-    )
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GISKARD_NB_HOME", str(home / ".giskard_nb"))
     ran = []
     for line in doc_lines():
-        result = subprocess.run(
-            ["bash", "-c", prelude + command(line)],
-            cwd=folder,
-            env={**env, **_ids(home)},
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        env = {"AGENT_URL": http_agent, **_ids(home)}
+        code, out, err = run_line(line, env, capsys)
         want = expected_status(line)
-        assert result.returncode == want, (
-            f"{line}\nexited {result.returncode}, the doc says {want}\n"
-            f"stdout: {result.stdout[-3000:]}\nstderr: {result.stderr[-3000:]}"
+        assert code == want, (
+            f"{line}\nexited {code}, the doc says {want}\nstdout: {out[-3000:]}\nstderr: {err[-3000:]}"
         )
-        assert "Traceback" not in result.stderr, result.stderr
-        ran.append((line, result))
+        ran.append((line, out))
     assert len(ran) == len(doc_lines())  # none skipped
-    out = {command(line): r.stdout for line, r in ran}
+    out = {command(line): text for line, text in ran}
     demo = out["giskard-nb scan --demo"]
     # what the page says the demo prints
     assert "grade D on 8 of 12 categories — incomplete: " in demo and "STAFF-2024" not in demo
@@ -139,6 +135,7 @@ def test_every_example_runs_as_written(folder: Path, http_agent: str) -> None:
     assert "== Scan " in shown and "INSERT" not in shown
     assert (folder / "cases.jsonl").is_file() and (folder / "results.csv").is_file()
     assert (folder / "junit.xml").is_file() and (folder / "scan.sarif").is_file()
+    assert (home / ".giskard_nb" / "hub.db").is_file()  # the Hub the page says: ~/.giskard_nb
 
 
 @pytest.mark.parametrize("args", [(), ("eval",), ("scan",), ("hub",), ("scheduler",)])
