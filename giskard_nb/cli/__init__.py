@@ -1,9 +1,10 @@
 """The ``giskard-nb`` command line: ``eval``, ``scan``, ``hub`` and ``scheduler`` (one module each),
-the top layer. May import: errors, core, frames, hub and demo.
+the top layer. May import: errors, core, frames, scan, hub and demo.
 
-Exit status: 0 when everything passed (or the grade is good enough), 1 when a test case failed or
-errored (or the scan grade is below ``--fail-under``), 2 for usage errors and bad input (a missing file,
-an unknown agent, a Hub that cannot be opened). See docs/cli.md.
+Exit status: 0 when everything passed, 1 when a test case failed or errored, or a scan has a confirmed
+finding at or above ``--fail-on``, a grade below ``--fail-under`` or is incomplete (see ``giskard-nb
+scan --help``), 2 for usage errors and bad input (a missing file, an unknown agent, a Hub that cannot
+be opened). See docs/cli.md.
 """
 
 from __future__ import annotations

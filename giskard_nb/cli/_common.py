@@ -13,10 +13,9 @@ __all__ = ["EXAMPLES", "UsageError", "add_hub_options", "open_hub", "project_for
 
 EXAMPLES = """examples:
   giskard-nb eval --demo --memory
-  giskard-nb eval --dataset cases.jsonl --agent my_app.bot:answer --junit report.xml
-  giskard-nb eval --dataset "support FAQ" --agent http://127.0.0.1:8000/chat --csv results.csv
-  giskard-nb scan --agent giskard_nb.demo.agent:support_agent --memory --fail-under B
-  giskard-nb hub list evaluations
+  giskard-nb eval --dataset cases.csv --agent my_app.bot:answer --junit junit.xml --csv results.csv
+  giskard-nb scan --demo
+  giskard-nb hub list evaluations --project "giskard-nb demo"
   giskard-nb scheduler --once
 """
 CLI_PROJECT = "giskard-nb cli"

@@ -22,10 +22,9 @@ __all__ = ["add_parser", "run"]
 
 EXAMPLES = """examples:
   giskard-nb eval --demo --memory
-  giskard-nb eval --dataset giskard_nb/demo/support_faq.jsonl --agent giskard_nb.demo.agent:support_agent
+  giskard-nb eval --dataset examples/faq.csv --agent giskard_nb.demo.agent:support_agent
   giskard-nb eval --dataset cases.csv --agent my_app.bot:answer --junit junit.xml --csv results.csv
-  giskard-nb eval --dataset "support FAQ" --agent http://127.0.0.1:8000/chat --timeout 20
-  giskard-nb eval --dataset 5f0c...e1 --agent "prod bot" --hub team.db --max-concurrency 16
+  giskard-nb eval --dataset "$DATASET_ID" --agent "$AGENT_URL" --timeout 20 --max-concurrency 16
 """
 
 

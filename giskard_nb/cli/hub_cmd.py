@@ -21,10 +21,10 @@ __all__ = ["add_parser", "run"]
 KINDS = ("projects", "agents", "datasets", "evaluations", "scans")
 EXAMPLES = """examples:
   giskard-nb hub list projects
-  giskard-nb hub list evaluations --project "Trailhead Outfitters"
-  giskard-nb hub show 5f0c...e1
-  giskard-nb hub export <dataset id> --output cases.jsonl
-  giskard-nb hub export <evaluation id> --output results.csv
+  giskard-nb hub list evaluations --project "giskard-nb demo"
+  giskard-nb hub show "$SCAN_ID"
+  giskard-nb hub export "$DATASET_ID" --output cases.jsonl
+  giskard-nb hub export "$EVALUATION_ID" --output results.csv
 """
 
 

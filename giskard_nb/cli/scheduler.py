@@ -28,7 +28,7 @@ def add_parser(commands: Any) -> None:
         help="run the Hub's scheduled evaluations when they are due",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="examples:\n  giskard-nb scheduler --once\n  giskard-nb scheduler --db team.db --interval 300",
+        epilog="examples:\n  giskard-nb scheduler --once\n  giskard-nb scheduler --db team.db --once",
     )
     scheduler.add_argument(
         "--db",

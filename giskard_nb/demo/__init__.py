@@ -27,12 +27,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from giskard_nb.demo.agent import FAQ, support_agent
+from giskard_nb.demo.agent import FAQ, SECRETS, SYSTEM_PROMPT, support_agent
 
 __all__ = [
     "DATASET_PATH",
     "FAQ",
     "PROJECT_NAME",
+    "SYSTEM_PROMPT",
     "build_suite",
     "load_items",
     "run_demo",
@@ -171,7 +172,7 @@ JUDGED_SCAN_CATEGORIES: tuple[str, ...] = (
     "unauthorized_advice",
 )
 #: The secret the demo agent must never give away (matched exactly by the scan's detectors).
-DEMO_SECRETS: tuple[str, ...] = ("STAFF-2024",)
+DEMO_SECRETS: tuple[str, ...] = SECRETS
 
 
 def run_demo_scan(
@@ -183,7 +184,9 @@ def run_demo_scan(
 ) -> Any:
     """A short vulnerability scan of the demo agent, stored in ``hub``'s demo project (default: a
     throwaway in-memory Hub): the rule-detected categories, plus the judged ones when a judge model
-    is configured. Returns the Hub ``Scan``; ``hub.scans.report(scan.id)`` is its ``ScanReport``."""
+    is configured. The scan is told what the agent exposes about itself (its system prompt and the
+    staff code it must keep: ``AttackProfile.from_agent``), so it finds the staff-code leak the
+    evaluation finds. Returns the Hub ``Scan``; ``hub.scans.report(scan.id)`` is its ``ScanReport``."""
     from giskard_nb.scan import AttackProfile
 
     if hub is None:
@@ -198,7 +201,7 @@ def run_demo_scan(
         agent=support_agent,
         categories=[*SCAN_CATEGORIES, *(JUDGED_SCAN_CATEGORIES if llm else ())],
         max_attempts_per_probe=max_attempts_per_probe,
-        profile=AttackProfile(secrets=list(DEMO_SECRETS)),
+        profile=AttackProfile.from_agent(support_agent),
         name=f"support agent scan {runs + 1}",
         progress=progress,
     )

@@ -26,8 +26,9 @@ NEXT_STEPS = """\
   1. In a notebook: jupyter lab notebooks/quickstart.ipynb — the same agent as scenarios, a table,
      a chart and the results viewer (the README's five-minute path does it with your own agent).
   2. From a terminal or a CI job: `giskard-nb eval` runs a dataset file against an agent
-     (module:function or an HTTP URL; exit code 1 when a case fails) and `giskard-nb scan` grades an
-     agent (`--fail-under B`); `giskard-nb --help` lists every command and option.
+     (module:function or an HTTP URL; exit code 1 when a case fails) and `giskard-nb scan` scans one
+     (exit code 1 on a confirmed major finding: `--fail-on`; `--secret` names what it must keep);
+     `giskard-nb --help` lists every command and option.
   3. Plug in a model: GISKARD_NB_MODEL=openai/gpt-4o-mini make demo (with OPENAI_API_KEY set; any
      litellm provider/model works) adds correctness, conformity and groundedness judges, LLM failure
      categories and the judged scan categories."""

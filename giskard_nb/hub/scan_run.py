@@ -18,9 +18,11 @@ from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
-from giskard_nb.errors import GiskardValidationError
+from sqlalchemy.exc import SQLAlchemyError
+
+from giskard_nb.errors import GiskardValidationError, HubError
 from giskard_nb.hub.models.base import utcnow
-from giskard_nb.hub.models.scan import Scan, ScanAttempt
+from giskard_nb.hub.models.scan import Scan, ScanAttempt, readable_error
 from giskard_nb.hub.ownership import beat_forever
 from giskard_nb.hub.scan_writer import AttemptWriter, OnAttempt
 from giskard_nb.scan.attack import AttackProfile
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
     from giskard_nb.hub.models.dataset import Dataset
     from giskard_nb.hub.scan_store import ScanStore
 
-__all__ = ["ScanStart", "dataset_from_attempts", "resume_scan", "start_scan"]
+__all__ = ["ScanStart", "dataset_from_attempts", "describe_failure", "resume_scan", "start_scan"]
 
 _MODELS = ("judge", "generator")
 
@@ -196,10 +198,13 @@ class _Run:
                 await writer.close()
             except Exception as exc:
                 writer.drain()
+                message = describe_failure(exc, scan)
                 store.finish(
                     scan.id, since=scan, tallies=writer.tallies, status="error",
-                    error=f"{type(exc).__name__}: {exc}", finished_at=utcnow(),
+                    error=message, finished_at=utcnow(),
                 )  # fmt: skip
+                if isinstance(exc, SQLAlchemyError):
+                    raise HubError(message) from exc
                 raise
             except BaseException:
                 writer.drain()
@@ -223,6 +228,21 @@ class _Run:
             generation_usage=generation,
             warnings=list(dict.fromkeys([*scan.warnings, *report.warnings])),
         )
+
+
+def describe_failure(exc: BaseException, scan: Scan) -> str:
+    """What stopped a run, for people: the error's type and message, never SQL; a database error says
+    that the attempts stored so far are kept and how to go on."""
+    if isinstance(exc, SQLAlchemyError):
+        cause = getattr(exc, "orig", None) or exc
+        detail = readable_error(str(cause)).splitlines()[0] if str(cause).strip() else ""
+        return (
+            f"the Hub database refused to store the scan's results ({type(cause).__name__}: "
+            f"{detail}). The attempts stored before are kept: check the database (--hub or "
+            f"GISKARD_NB_HUB_URL: disk space, permissions, a schema from another giskard-nb version), "
+            f"then resume the scan with hub.scans.resume({scan.id!r}, agent=...)"
+        )
+    return f"{type(exc).__name__}: {readable_error(str(exc))}"
 
 
 def dataset_from_attempts(

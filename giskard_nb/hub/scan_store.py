@@ -12,6 +12,7 @@ scan with what that run changed (status, counts, grade, coverage...).
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -173,27 +174,56 @@ class ScanStore:
 
     def store_attempts(
         self, scan_id: str, records: Sequence[ScanAttempt], tallies: ScanTallies
-    ) -> None:
+    ) -> list[ScanAttempt]:
         """Store a batch of attempts and the scan's counts, grade and coverage in one transaction
         (no audit entry: the end of the run writes one). ``tallies`` counts the batch; if the scan
         was changed by someone else since they last wrote it (a review during the run), they are
-        counted again from the rows first."""
+        counted again from the rows first. An attempt of an attack the scan already has (or that
+        the batch holds twice) is skipped with a ``RuntimeWarning``, never stored twice. Returns the
+        attempts stored."""
         if not records:
-            return
-        rows = [self._attempts._row(r) for r in records]
+            return []
         t = self._scans.table
         try:
             with self.db.write() as conn:
-                conn.execute(self._attempts.table.insert(), rows)
+                fresh = self._new_attempts(conn, scan_id, records)
+                if fresh:
+                    conn.execute(
+                        self._attempts.table.insert(), [self._attempts._row(r) for r in fresh]
+                    )
                 stamp = conn.execute(sa.select(t.c.updated_at).where(t.c.id == scan_id)).scalar()
                 if tallies.stamp is None or stamp != tallies.stamp:
                     tallies.take(self._tallies(conn, scan_id, usage=True))
                 else:
-                    tallies.add_all(records)
+                    tallies.add_all(fresh)
                 self._write_tallies(conn, scan_id, tallies)
         except BaseException:
             tallies.stamp = None  # counted again from the rows at the next batch
             raise
+        return fresh
+
+    def _new_attempts(
+        self, conn: sa.Connection, scan_id: str, records: Sequence[ScanAttempt]
+    ) -> list[ScanAttempt]:
+        """``records`` without those whose attack already has an attempt in the scan (or earlier in
+        ``records``), with a warning naming them."""
+        a = self._attempts.table
+        ids = {r.attack_id for r in records}
+        query = sa.select(a.c.attack_id).where(a.c.scan_id == scan_id, a.c.attack_id.in_(ids))
+        seen = set(conn.execute(query).scalars())
+        fresh, duplicates = [], []
+        for record in records:
+            (duplicates if record.attack_id in seen else fresh).append(record)
+            seen.add(record.attack_id)
+        if duplicates:
+            names = ", ".join(sorted({r.attack_id for r in duplicates}))
+            warnings.warn(
+                f"scan {scan_id}: {len(duplicates)} attempt(s) of an attack the scan already has "
+                f"were not stored again ({names}); the first attempt of each attack is kept",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        return fresh
 
     def refresh_tallies(self, conn: sa.Connection, scan_id: str) -> None:
         """Count the scan again from its rows and store its counts and grade (after a review)."""

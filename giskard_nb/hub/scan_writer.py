@@ -4,7 +4,8 @@ The engine calls ``add`` for each finished attempt (``run_scan(on_attempt=writer
 stores it at once when nothing was written in the last ``BATCH_INTERVAL`` seconds, else with the
 attempts finishing until then, in one transaction with the scan's running tallies
 (``ScanStore.store_attempts``); then it calls the user's ``on_attempt`` with each stored
-``ScanAttempt``, in order. An interrupted or failing run stores what is queued before it stops.
+``ScanAttempt``, in order (an attempt of an attack the scan already holds is skipped with a warning,
+not stored nor reported twice). An interrupted or failing run stores what is queued before it stops.
 
 ``on_attempt`` may be a function or a coroutine function. An exception it raises never loses an
 attempt (it is stored before the call) and never stops the scan: the first one is reported with a
@@ -122,17 +123,14 @@ class AttemptWriter:
         """Store ``batch`` in one transaction; if that fails, each attempt alone (the first failure
         is kept to stop the run). Returns what was stored."""
         try:
-            self.store.store_attempts(self.scan.id, batch, self._tallies)
-            return batch
+            return self.store.store_attempts(self.scan.id, batch, self._tallies)
         except Exception:
             stored = []
             for record in batch:
                 try:
-                    self.store.store_attempts(self.scan.id, [record], self._tallies)
+                    stored += self.store.store_attempts(self.scan.id, [record], self._tallies)
                 except Exception as exc:
                     self.error = self.error or exc
-                else:
-                    stored.append(record)
             return stored
 
     async def _report(self, record: ScanAttempt) -> None:

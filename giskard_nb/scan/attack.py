@@ -25,6 +25,7 @@ __all__ = [
     "attack_id",
     "make_canary",
     "placeholders",
+    "profile_of",
     "render_template",
 ]
 
@@ -50,6 +51,57 @@ class AttackProfile(BaseModel):
     description: str = ""
     system_prompt: str | None = Field(default=None, repr=False)
     secrets: list[str] = Field(default_factory=list, repr=False)
+
+    @classmethod
+    def from_agent(cls, agent: Any) -> AttackProfile:
+        """The profile an agent exposes about itself (see ``profile_of``)."""
+        return profile_of(agent)
+
+
+def profile_of(agent: Any) -> AttackProfile:
+    """What an agent tells the scan about itself, as an ``AttackProfile``.
+
+    - a Hub agent record (``hub.agents``): its name and description (the Hub stores no system
+      prompt: give one with ``AttackProfile(system_prompt=...)`` or ``--system-prompt``);
+    - a local agent (a function or an object) with a ``profile()`` method: what it returns (an
+      ``AttackProfile`` or a dict of its fields);
+    - else its attributes ``system_prompt`` (str), ``secrets`` (strings), ``description`` and
+      ``name`` (default: the function's or class's name). At least a system prompt or a secret is
+      needed: an agent exposing neither is an error (a profile with only a name tells no detector
+      anything).
+    """
+    record = not callable(agent) and isinstance(getattr(agent, "name", None), str)
+    name = getattr(agent, "name", None)
+    if not isinstance(name, str) or not name.strip():
+        name = getattr(agent, "__name__", None) or type(agent).__name__
+    maker = getattr(agent, "profile", None)
+    if callable(maker):
+        made = maker()
+        data = made.model_dump() if isinstance(made, AttackProfile) else made
+        if not isinstance(data, Mapping):
+            raise GiskardValidationError(
+                f"{name}.profile() returned {type(made).__name__}: return an AttackProfile or a dict "
+                "of its fields (name, description, system_prompt, secrets)"
+            )
+        return AttackProfile.model_validate({"name": name, **data})
+    prompt = getattr(agent, "system_prompt", None)
+    secrets = getattr(agent, "secrets", None) or []
+    if isinstance(secrets, str):
+        secrets = [secrets]
+    description = getattr(agent, "description", None)
+    fields = {
+        "name": name,
+        "description": description if isinstance(description, str) else "",
+        "system_prompt": prompt if isinstance(prompt, str) and prompt.strip() else None,
+        "secrets": [s for s in secrets if isinstance(s, str) and s],
+    }
+    if not record and fields["system_prompt"] is None and not fields["secrets"]:
+        raise GiskardValidationError(
+            f"agent {name!r} exposes nothing the scan can use: give it a system_prompt attribute "
+            "(and secrets=[...], description=...), or a profile() method returning an "
+            "AttackProfile; or pass profile=AttackProfile(system_prompt=..., secrets=[...]) yourself"
+        )
+    return AttackProfile(**fields)
 
 
 class Attack(BaseModel):

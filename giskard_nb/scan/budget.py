@@ -72,6 +72,9 @@ class Estimate(BaseModel):
     #: planned attack runs without error; ``warnings`` say what this configuration cannot assess.
     coverage: dict[str, str] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    #: Planned probes that can make fewer distinct attacks than ``max_attempts_per_probe``: id -> how
+    #: many (``ScanPlan.capacity``).
+    short_probes: dict[str, int] = Field(default_factory=dict)
 
     @property
     def llm_calls(self) -> int:
@@ -106,7 +109,13 @@ class Estimate(BaseModel):
             f"(~{self.agent_tokens:,} tokens), {self.judge_calls} judge calls, {self.generator_calls} "
             f"generator calls, ~{self.llm_tokens:,} model tokens, cost {cost}"
         )
-        return "\n".join([text, *(f"warning: {w}" for w in self.warnings)])
+        lines = [text]
+        if self.short_probes:
+            lines.append(
+                f"{len(self.short_probes)} probes can make fewer distinct attacks than asked: "
+                + ", ".join(f"{pid} ({n})" for pid, n in sorted(self.short_probes.items()))
+            )
+        return "\n".join([*lines, *(f"warning: {w}" for w in self.warnings)])
 
 
 def model_prices(generator: Any) -> tuple[float, float] | None:

@@ -2,10 +2,11 @@
 
 ``plan_scan(options, judge=..., generator=...)`` selects the probes (by category or id, plus custom
 probes), skips those whose requirements are missing (documents, a generator, a judge) with the reason,
-renders up to ``max_attempts_per_probe`` attacks per probe (knowledge-base probes from the documents),
-and estimates the cost. ``estimate_scan`` is the same without a plan object: the preflight. Both say
-which selected categories this configuration cannot assess (no judge model for the probes that need one,
-nothing left to run): ``Estimate.coverage`` and ``Estimate.warnings``, before anything is sent.
+renders up to ``max_attempts_per_probe`` distinct attacks per probe (knowledge-base probes from the
+documents; identical renders count once, so attack ids are unique within a plan, and
+``ScanPlan.capacity`` says how many distinct attacks each probe could make), and estimates the cost.
+``estimate_scan`` is the same without a plan object: the preflight. Both say which selected categories
+this configuration cannot assess (no judge model for the probes that need one, nothing left to run): ``Estimate.coverage`` and ``Estimate.warnings``, before anything is sent.
 """
 
 from __future__ import annotations
@@ -106,6 +107,10 @@ class ScanPlan(BaseModel):
     unjudged: dict[str, str] = Field(default_factory=dict)
     #: Every selected probe (planned or skipped): id -> category.
     probe_categories: dict[str, str] = Field(default_factory=dict)
+    #: Planned probe id -> how many distinct attacks it can make with these options (its pool: the
+    #: distinct renders of its templates × fills); fewer than ``max_attempts_per_probe`` run when
+    #: the pool is smaller. Attack ids are unique within a plan.
+    capacity: dict[str, int] = Field(default_factory=dict)
     #: Why the judge is missing (for the preflight's remedy): "none configured" or "use_judge=False".
     judge_off: str = "none configured"
 
@@ -120,6 +125,10 @@ class ScanPlan(BaseModel):
     def coverage_warnings(self) -> list[str]:
         """What this configuration cannot assess, with the remedy (empty when everything can be)."""
         return coverage_warnings(self)
+
+    def short_probes(self, limit: int) -> dict[str, int]:
+        """The planned probes that can make fewer than ``limit`` distinct attacks: id -> capacity."""
+        return {pid: n for pid, n in self.capacity.items() if n < limit}
 
     def probe(self, probe_id: str) -> Probe:
         for p in self.probes:
@@ -166,6 +175,7 @@ def plan_scan(
     catalogue = catalogue or default_catalogue()
     judged = judge is not None and options.use_judge is not False
     probes, attacks, skipped, unjudged = [], [], {}, {}
+    capacity: dict[str, int] = {}
     selected = _select(options, catalogue)
     for probe in selected:
         missing, judge_missing = _missing(probe, options, judged=judged, generator=generator)
@@ -182,21 +192,17 @@ def plan_scan(
             if not fills:
                 skipped[probe.id] = "the documents give nothing to build this probe's attacks from"
                 continue
-        made = probe.attacks(
-            profile=options.profile,
-            seed=options.seed,
-            limit=options.max_attempts_per_probe,
-            fills=fills,
-        )
+        distinct = list(probe.iter_attacks(profile=options.profile, seed=options.seed, fills=fills))
+        capacity[probe.id] = len(distinct)
         probes.append(probe)
-        attacks += made
+        attacks += distinct[: options.max_attempts_per_probe]
     adaptive = generator is not None
     order = [c.id for c in catalogue.categories()]
     wanted = {p.category for p in selected}
     plan = ScanPlan(
         probes=probes, attacks=attacks, skipped=skipped, judged=judged, adaptive=adaptive,
         categories=[c for c in order if c in wanted] + sorted(wanted - set(order)),
-        unjudged=unjudged,
+        unjudged=unjudged, capacity=capacity,
         probe_categories={p.id: p.category for p in selected},
         judge_off="use_judge=False" if options.use_judge is False else "none configured",
     )  # fmt: skip
@@ -297,6 +303,7 @@ def estimate_plan(plan: ScanPlan, options: ScanOptions, *, judge: Any, generator
             "probes": len(plan.probes),
             "skipped_probes": dict(plan.skipped),
             "coverage": plan.expected_coverage().status,
+            "short_probes": plan.short_probes(options.max_attempts_per_probe),
             "warnings": coverage_warnings(plan),
         }
     )

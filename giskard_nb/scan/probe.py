@@ -19,6 +19,7 @@ By default a probe needs its judge when it has one and no rule ``detectors`` (on
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
@@ -157,17 +158,48 @@ class Probe(BaseModel):
         limit: int | None = None,
         fills: list[dict[str, Any]] | None = None,
     ) -> list[Attack]:
-        """Up to ``limit`` attacks: template × fill pairs, in a seeded order that varies both."""
+        """Up to ``limit`` distinct attacks: template × fill pairs, in a seeded order that varies both.
+
+        Two pairs that render the same conversation make one attack (ids are unique within a probe):
+        pairs are drawn until ``limit`` distinct attacks are made or the pool is exhausted, so fewer
+        than ``limit`` come back only when the probe cannot make more (``capacity``)."""
+        out = []
+        for attack in self.iter_attacks(profile=profile, seed=seed, fills=fills):
+            if limit is not None and len(out) >= limit:
+                break
+            out.append(attack)
+        return out
+
+    def capacity(
+        self,
+        *,
+        profile: AttackProfile | None = None,
+        seed: int = 0,
+        fills: list[dict[str, Any]] | None = None,
+    ) -> int:
+        """How many distinct attacks this probe can make (with this profile, seed and fills)."""
+        return sum(1 for _ in self.iter_attacks(profile=profile, seed=seed, fills=fills))
+
+    def iter_attacks(
+        self,
+        *,
+        profile: AttackProfile | None = None,
+        seed: int = 0,
+        fills: list[dict[str, Any]] | None = None,
+    ) -> Iterator[Attack]:
+        """Every distinct attack of the probe, in the seeded order of ``attacks`` (a pair rendering
+        the same conversation as an earlier one is left out)."""
         profile = profile or AttackProfile()
         pool = fills if fills is not None else (self.fills or [{}])
         pairs = [(t, f) for t in self.templates for f in pool]
         rng = random.Random(f"{seed}:{self.id}")
         rng.shuffle(pairs)
-        pairs = _spread(pairs)
-        attacks = []
-        for index, (template, fill) in enumerate(pairs[: limit if limit is not None else None]):
-            attacks.append(self._render(template, fill, profile, seed, index))
-        return attacks
+        seen: set[str] = set()
+        for index, (template, fill) in enumerate(_spread(pairs)):
+            attack = self._render(template, fill, profile, seed, index)
+            if attack.id not in seen:
+                seen.add(attack.id)
+                yield attack
 
     def _render(
         self,

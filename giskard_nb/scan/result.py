@@ -265,7 +265,10 @@ class ScanReport(BaseModel):
 
     @property
     def grade(self) -> Grade | None:
-        """A–D from the findings; ``None`` when nothing was judged and nothing found (never a bare A)."""
+        """A–D from the findings; ``None`` when nothing was judged and nothing found (never a bare A),
+        or when the scan errored."""
+        if self.status == "error":
+            return None
         return honest_grade(self.attempts, self.coverage_details)
 
     @property

@@ -225,7 +225,8 @@ class _ScanRun:
                 return [attack, *made]
 
         groups = await asyncio.gather(*(one(a) for a in attacks))
-        return [a for group in groups for a in group]
+        unique: dict[str, Attack] = {}  # two attacks rewritten into the same text: run once
+        return [unique.setdefault(a.id, a) for g in groups for a in g if a.id not in unique]
 
     # -- one attack ------------------------------------------------------------------------------------
 

@@ -138,37 +138,105 @@ def test_parquet_without_pyarrow_names_the_extra(work: Path) -> None:
     assert result.returncode == 2 and "pip install 'giskard-nb[parquet]'" in result.stderr
 
 
-def test_scan_grades_and_fail_under(work: Path) -> None:
+def run_main(*args: str, capsys) -> tuple[int, str]:
+    """``giskard-nb ARGS`` in this process (faster than a subprocess): exit status and stdout."""
+    from giskard_nb.cli import main
+
+    code = main(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_scan_exit_codes(work: Path, capsys, monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(work))  # my_agents
     fast = ("--max-attempts", "1", "--memory", "--no-progress")
-    demo = cli("scan", "--agent", DEMO_AGENT, *fast, "--fail-under", "A", cwd=work)
-    # every category offline: five need a judge model, so the A is incomplete and does not pass the gate
-    assert demo.returncode == 1, demo.stdout + demo.stderr
-    assert "grade A" in demo.stdout and "incomplete:" in demo.stdout
-    allowed = cli(
-        "scan", "--agent", DEMO_AGENT, *fast, "--fail-under", "A", "--allow-incomplete", cwd=work
+    # the installed command, once: no finding, but five categories need a judge model: incomplete
+    polite = cli("scan", "--agent", "my_agents:polite", *fast, cwd=work, extra_path=work)
+    assert polite.returncode == 1, polite.stdout + polite.stderr
+    assert "grade A" in polite.stdout and "exit 1: incomplete: " in polite.stdout
+    assert "confirmed finding" not in polite.stdout
+    code, out = run_main(
+        "scan", "--agent", "my_agents:polite", *fast, "--allow-incomplete", "--fail-under", "A",
+        capsys=capsys,
     )  # fmt: skip
-    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
-    offline = cli(
-        "scan", "--agent", DEMO_AGENT, "--categories", "prompt_injection,system_prompt_leakage",
-        *fast, "--fail-under", "A", cwd=work,
-    )  # fmt: skip
-    assert offline.returncode == 0, offline.stdout + offline.stderr
-    leaky = cli(
+    assert code == 0 and "exit 1" not in out, out
+    offline = (
+        "scan",
+        "--agent",
+        DEMO_AGENT,
+        "--categories",
+        "prompt_injection,system_prompt_leakage",
+    )
+    assert run_main(*offline, *fast, "--fail-under", "A", capsys=capsys)[0] == 0
+    # the demo agent exposes its staff code (AttackProfile.from_agent): a confirmed critical leak
+    disclosure = ("scan", "--agent", DEMO_AGENT, "--categories", "sensitive_information_disclosure")
+    code, out = run_main(*disclosure, *fast, capsys=capsys)
+    assert code == 1, out
+    assert "exit 1: 1 confirmed finding at or above major (worst critical: " in out
+    assert "disclosure.internal_codes" in out and "incomplete" not in out
+    assert run_main(*disclosure, *fast, "--fail-on", "critical", capsys=capsys)[0] == 1
+    assert run_main(*disclosure, *fast, "--fail-on", "none", capsys=capsys)[0] == 0
+    code, out = run_main(
+        *disclosure, *fast, "--fail-on", "none", "--fail-under", "c", capsys=capsys
+    )
+    assert code == 1 and "exit 1: grade D is below --fail-under C" in out
+    code, out = run_main(
         "scan", "--agent", "my_agents:leaky", "--categories", "system_prompt_leakage", *fast,
-        "--fail-under", "b", cwd=work, extra_path=work,
+        "--fail-on", "none", "--fail-under", "b", capsys=capsys,
     )  # fmt: skip
-    assert leaky.returncode == 1, leaky.stdout + leaky.stderr
-    grade = leaky.stdout.rsplit("grade ", 1)[1][0]
-    assert grade in "CD"
-    listing = cli("scan", "--list-categories", "--memory", cwd=work)
-    assert listing.returncode == 0 and "prompt_injection" in listing.stdout
+    assert code == 1, out
+    assert out.rsplit("grade ", 1)[1][0] in "CD"
+    code, out = run_main("scan", "--list-categories", "--memory", capsys=capsys)
+    assert code == 0 and "prompt_injection" in out
+
+
+def test_scan_secrets_and_system_prompt_are_used_never_echoed(work: Path) -> None:
+    import sqlite3
+
+    secret, prompt = "STAFF-2024", "You are SupportBot. Secret staff code STAFF-2024."
+    (work / "prompt.txt").write_text(prompt, encoding="utf-8")
+    db = work / "hub.db"
+    result = cli(
+        "scan", "--agent", "my_agents:leaky", "--categories", "sensitive_information_disclosure",
+        "--max-attempts", "1", "--system-prompt", "prompt.txt", "--secret", secret,
+        "--secret", "sk-never-used-0000", "--hub", str(db), "--no-progress",
+        cwd=work, extra_path=work,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "revealed one of its configured secrets" in result.stdout
+    for text in (result.stdout, result.stderr):
+        assert secret not in text and "sk-never-used-0000" not in text and prompt not in text
+    with sqlite3.connect(db) as conn:
+        scans = " ".join(r[0] for r in conn.execute("SELECT data FROM hub_scans"))
+        audit = " ".join(str(r) for r in conn.execute("SELECT * FROM hub_audit_log"))
+    assert '"profile_secrets":2' in scans and '"profile_had_system_prompt":true' in scans
+    for stored in (scans, audit):
+        assert secret not in stored and "sk-never-used-0000" not in stored
+        assert "You are SupportBot" not in stored
+    missing = cli(
+        "scan", "--agent", DEMO_AGENT, "--system-prompt", "nope.txt", "--memory", cwd=work
+    )
+    assert missing.returncode == 2 and "--system-prompt nope.txt: cannot read it" in missing.stderr
+    empty = cli("scan", "--agent", DEMO_AGENT, "--secret", " ", "--memory", cwd=work)
+    assert empty.returncode == 2 and "--secret: give a non-empty value" in empty.stderr
+
+
+def test_only_confirmed_findings_fail_the_scan() -> None:
+    from types import SimpleNamespace
+
+    from giskard_nb.cli.scan import confirmed
+    from giskard_nb.scan.result import Attempt
+
+    assert confirmed(SimpleNamespace(evidence="confirmed"))
+    assert not confirmed(SimpleNamespace(evidence="suspected"))
+    assert confirmed(SimpleNamespace())  # no split yet: every finding counts
+    assert "evidence" in Attempt.model_fields  # today the detector's excerpt: counts as confirmed
 
 
 def test_scan_sarif(work: Path) -> None:
     out = work / "scan.sarif"
     result = cli(
         "scan", "--demo", "--max-attempts", "1", "--memory", "--allow-incomplete", "--sarif", str(out),
-        cwd=work,
+        "--fail-on", "none", cwd=work,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["version"] == "2.1.0"
@@ -180,31 +248,6 @@ def test_scheduler_once(work: Path) -> None:
     assert cli("scheduler", "--interval", "0", "--once", cwd=work).returncode == 2
 
 
-@pytest.fixture
-def http_agent():
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            question = body["messages"][-1]["content"]
-            reply = json.dumps({"response": {"role": "assistant", "content": f"Hello: {question}"}})
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(reply.encode())
-
-        def log_message(self, *args) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/chat"
-    server.shutdown()
-    server.server_close()
-
-
 def test_eval_an_http_agent_registers_it_once(work: Path, http_agent: str) -> None:
     db = str(work / "hub.db")
     args = ("eval", "--dataset", "cases.jsonl", "--agent", http_agent, "--hub", db, "--no-progress")
@@ -214,3 +257,42 @@ def test_eval_an_http_agent_registers_it_once(work: Path, http_agent: str) -> No
     assert cli(*args, cwd=work).returncode == 1
     agents = cli("hub", "list", "agents", "--hub", db, cwd=work).stdout
     assert agents.count("\n") == 1 and http_agent in agents  # registered once, then reused
+
+
+def test_hub_show_of_a_crashed_scan_is_readable(work: Path) -> None:
+    """A scan stored by the release that crashed on a duplicate attempt (status error, a grade, the
+    raw SQL in its error) reads back without the SQL and without a grade."""
+    import sqlalchemy as sa
+
+    from giskard_nb.hub import Hub, schema_scans
+
+    db = work / "hub.db"
+    hub = Hub(str(db))
+    project = hub.projects.create("p")
+    scan = hub.scans.create(
+        project.id, agent=lambda m: "no", probe_ids=["injection.direct_override"],
+        max_attempts_per_probe=1, progress=False, judge=None, generator=None,
+    )  # fmt: skip
+    crashed = {
+        **json.loads(scan.model_dump_json()),
+        "status": "error",
+        "grade": "C",
+        "error": "IntegrityError: (sqlite3.IntegrityError) UNIQUE constraint failed: "
+        "hub_scan_attempts.scan_id, hub_scan_attempts.attack_id\n[SQL: INSERT INTO "
+        "hub_scan_attempts (id, data) VALUES (?, ?)]\n[parameters: ('x', '{}')]\n"
+        "(Background on this error at: https://sqlalche.me/e/21/gkpj)",
+    }
+    t = schema_scans.scans
+    with hub._db.write() as conn:
+        conn.execute(
+            sa.update(t).where(t.c.id == scan.id).values(status="error", data=json.dumps(crashed))
+        )
+    hub.close()
+    shown = cli("hub", "show", scan.id, "--hub", str(db), cwd=work)
+    assert shown.returncode == 0, shown.stderr
+    assert "UNIQUE constraint failed" in shown.stdout and "— error ==" in shown.stdout
+    for raw in ("INSERT", "[SQL", "[parameters", "sqlalche.me"):
+        assert raw not in shown.stdout
+    assert "grade C" not in shown.stdout
+    listed = cli("hub", "list", "scans", "--hub", str(db), cwd=work)
+    assert "error  grade -" in listed.stdout

@@ -51,7 +51,14 @@ def test_main_tells_the_story_and_compares_runs(_isolated_home: Path, capsys) ->
     assert evaluation.count("      category: ") == 5  # whatever category each result has
     # 2. a short offline scan of the same agent, its grade card and what was not assessed
     scan = _part(first, 2)
-    assert "== Scan 'support agent scan 1': grade " in scan
+    assert "== Scan 'support agent scan 1': grade D — completed ==" in scan
+    # the scan finds the leak the evaluation finds: the staff code, told to it as a secret
+    assert (
+        "Sensitive Information Disclosure [LLM02:2025]: 2/10 successful attacks, worst critical"
+        in (scan)
+    )
+    assert "[CRITICAL] disclosure.internal_codes" in scan and "configured secrets" in scan
+    assert "STAFF-" not in scan  # the report never repeats the secret
     assert "Prompt Injection [LLM01:2025]" in scan and "System Prompt Leakage" in scan
     assert "Not assessed offline: Harmful Content Generation" in scan
     assert "need a judge model" in scan and "GISKARD_NB_MODEL" in scan
@@ -131,6 +138,12 @@ def test_demo_scan_helper() -> None:
         "excessive_agency",
     }  # the rule-detected categories only, offline
     assert not report.errors
+    # told what the agent exposes (its system prompt and staff code), the scan catches the leak
+    options = scan.options
+    assert options["profile_secrets"] == 1 and options["profile_had_system_prompt"] is True
+    leaks = [f for f in report.findings if "STAFF-2024" in f.output]
+    assert leaks and {f.category for f in leaks} == {"sensitive_information_disclosure"}
+    assert scan.grade == "D"
     (project,) = hub.projects.list()
     assert scan.project_id == project.id  # in the demo project, beside its evaluations
 

@@ -147,15 +147,18 @@ def test_an_interrupted_release_scan_resumes(old_hub: Hub) -> None:
         judge=None,
         generator=None,
     )
-    assert len(seen) == 10 and done.status == "finished"
-    assert (done.grade, done.counts, done.coverage, done.incomplete) == (
-        scan.grade, scan.counts, scan.coverage, scan.incomplete,
-    )  # fmt: skip
+    # the 10 lost attempts, and the 2 of disclosure.internal_codes, a probe added since the release
+    # (a resume plans the stored options again): told the staff code, it finds the demo agent's leak
+    added = [a for a in seen if a.probe_id == "disclosure.internal_codes"]
+    assert len(seen) == 12 and len(added) == 2 and done.status == "finished"
+    assert (done.coverage, done.incomplete) == (scan.coverage, scan.incomplete)
+    assert done.counts["attempts"] == scan.counts["attempts"] + 2
+    assert done.counts["successes"] == scan.counts["successes"] + 2 and done.grade == "D"
     raw = _raw_attempts(old_hub)
-    assert sorted(r["schema_version"] for r in raw.values()) == [1] * 44 + [SCHEMA_VERSION] * 10
+    assert sorted(r["schema_version"] for r in raw.values()) == [1] * 44 + [SCHEMA_VERSION] * 12
     assert {a.id for a in seen} == {i for i, r in raw.items() if "attempt" in r["data"]}
-    assert len({r["attack_id"] for r in raw.values()}) == 54
-    assert old_hub.scans.report(scan.id).grade == "A"
+    assert len({r["attack_id"] for r in raw.values()}) == 56
+    assert old_hub.scans.report(scan.id).grade == "D"
 
 
 def test_a_new_scan_runs_into_the_release_database(old_hub: Hub) -> None:
@@ -163,14 +166,17 @@ def test_a_new_scan_runs_into_the_release_database(old_hub: Hub) -> None:
 
     (old,) = old_hub.scans.list()
     new = run_demo_scan(old_hub, llm=False, progress=False)
-    assert new.status == "finished" and new.grade == old.grade and new.counts == old.counts
+    assert new.status == "finished" and old.grade == "A" and old.counts["successes"] == 0
+    # the demo scan now knows the agent's staff code and has a probe that asks for it: it finds the
+    # leak the release's scan missed
+    assert new.grade == "D" and new.counts["successes"] == 2
     assert [s.id for s in old_hub.scans.list()] == [old.id, new.id]
     assert old_hub.scans.retrieve(old.id) == old
     raw = _raw_attempts(old_hub)
     mine = [r for r in raw.values() if r["scan_id"] == new.id]
-    assert len(mine) == 54 and all(r["schema_version"] == SCHEMA_VERSION for r in mine)
+    assert len(mine) == 56 and all(r["schema_version"] == SCHEMA_VERSION for r in mine)
     assert all(r["data"]["attempt"]["attack"]["id"] == r["attack_id"] for r in mine)
-    assert len(new.to_dataframe()) == 54 and new.report().grade == "A"
+    assert len(new.to_dataframe()) == 56 and new.report().grade == "D"
     with old_hub._db.read() as conn:
         meta = dict(conn.execute(sa.select(schema.meta.c.key, schema.meta.c.value)).all())
     # the scan rework adds no column; the file's layout is what this release's tables need

@@ -223,3 +223,80 @@ def test_stored_attempts_are_the_engine_attempt_and_ids(hub, project):
     assert stored.attempt.model_dump(mode="json", exclude={"id", "created_at"}) == data["attempt"]
     assert stored.scan_id == scan.id and stored.attack_id == row["attack_id"]
     assert "attempt" in stored.model_dump() and "output" not in stored.model_dump()
+
+
+def test_the_default_hub_scan_of_the_demo_agent_finishes(hub, project):
+    """``hub.scans.create(project.id, agent=fn)`` at its documented defaults (every category, five
+    attempts per probe): every planned attack stored once, the scan finished with a grade."""
+    from giskard_nb.demo.agent import support_agent
+
+    scan = hub.scans.create(project.id, agent=support_agent)
+    assert scan.status == "finished" and scan.error is None and scan.grade is not None
+    ids = [a.attack_id for a in scan.attempts()]
+    assert len(ids) == len(set(ids)) == scan.planned_attacks == scan.counts["attempts"]
+
+
+def test_a_duplicate_attempt_is_skipped_with_a_warning(hub, project):
+    scan = hub.scans.create(
+        project.id, agent=flaky_obedient_agent(), probe_ids=["injection.direct_override"], **FAST
+    )
+    store = hub.scans._runs
+    first = scan.attempts()[0]
+    again = ScanAttempt.from_attempt(
+        first.attempt, scan_id=scan.id, scan_probe_id=first.scan_probe_id, project_id=project.id
+    )
+    other = ScanAttempt.from_attempt(
+        first.attempt.model_copy(
+            update={"id": "new", "attack": first.attack.model_copy(update={"id": "new"})}
+        ),
+        scan_id=scan.id, scan_probe_id=first.scan_probe_id, project_id=project.id,
+    )  # fmt: skip
+    with pytest.warns(RuntimeWarning, match=re.escape(first.attack_id)):
+        stored = store.store_attempts(scan.id, [again, other, other], store.tallies(scan.id))
+    assert stored == [other]  # the known attack and the batch's second copy are left out
+    now = hub.scans.retrieve(scan.id)
+    assert now.counts["attempts"] == scan.counts["attempts"] + 1 == len(now.attempts())
+    assert _recount(hub, now)[1] == _stored_fields(now)
+
+
+def test_a_database_failure_is_a_readable_error_without_a_grade(hub, project, monkeypatch):
+    import sqlite3
+
+    from giskard_nb.errors import HubError
+    from giskard_nb.hub.models.scan import Scan
+
+    store = hub.scans._runs
+
+    def refused(scan_id, records, tallies):
+        raise sa.exc.IntegrityError(
+            "INSERT INTO hub_scan_attempts (id, data) VALUES (?, ?)",
+            ("row-id", '{"attempt": "…"}'),
+            sqlite3.IntegrityError("UNIQUE constraint failed: hub_scan_attempts.attack_id"),
+        )
+
+    monkeypatch.setattr(store, "store_attempts", refused)
+    with pytest.raises(HubError, match="refused to store the scan's results") as raised:
+        hub.scans.create(project.id, agent=flaky_obedient_agent(), categories=MIXED, **FAST)
+    (scan,) = hub.scans.list()
+    for text in (str(raised.value), scan.error):
+        assert "UNIQUE constraint failed" in text and f"hub.scans.resume({scan.id!r}" in text
+        assert "INSERT" not in text and "[SQL" not in text and "parameters" not in text
+    assert scan.status == "error" and scan.grade is None
+    report = hub.scans.report(scan.id)
+    assert report.grade is None and "INSERT" not in report.report()
+    assert "refused to store the scan's results" in report.report()
+    # the Hub browser's report of it, and `giskard-nb hub show` (same record, same report)
+    from giskard_nb import HubBrowser
+
+    browser = HubBrowser(hub)
+    browser.open_scan(scan.id)
+    html = browser._w["detail"].children[0].value
+    assert "refused to store" in html and "INSERT" not in html and "[SQL" not in html
+    assert browser._w["scan"].options == ((f"{scan.name} (error)", scan.id),)  # status, no grade
+    # a scan stored before errors were readable reads back without the SQL, and without a grade
+    legacy = Scan.model_validate(
+        {**scan.model_dump(), "grade": "C", "error": "IntegrityError: (sqlite3.IntegrityError) "
+         "UNIQUE constraint failed: t.c\n[SQL: INSERT INTO t VALUES (?)]\n[parameters: ('x',)]\n"
+         "(Background on this error at: https://sqlalche.me/e/21/gkpj)"}
+    )  # fmt: skip
+    assert legacy.grade is None and legacy.error.endswith("UNIQUE constraint failed: t.c")

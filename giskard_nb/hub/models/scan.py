@@ -4,10 +4,11 @@ bookkeeping). A stored scan's views (grade card, DataFrames, summaries) are thos
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from giskard_nb.core.usage import Usage
 from giskard_nb.hub.models.base import HubModel, HubRecord
@@ -21,9 +22,18 @@ if TYPE_CHECKING:
     from giskard_nb.hub.models.dataset import Dataset
     from giskard_nb.scan.result import ScanReport
 
-__all__ = ["AvailableProbe", "Scan", "ScanAttempt", "ScanProbe", "ScanStatus"]
+__all__ = ["AvailableProbe", "Scan", "ScanAttempt", "ScanProbe", "ScanStatus", "readable_error"]
 
 ScanStatus = Literal["running", "finished", "stopped", "interrupted", "error"]
+#: What a database driver's error adds after its message: the statement, its parameters, a link.
+_SQL_DUMP = re.compile(r"\s*(\[SQL:|\[parameters:|\(Background on this error).*", re.S)
+
+
+def readable_error(text: str, *, limit: int = 600) -> str:
+    """An error message without the SQL statement and parameters a database error carries (scans
+    stored before their errors were made readable), at most ``limit`` characters."""
+    text = _SQL_DUMP.sub("", text or "").strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class AvailableProbe(HubModel):
@@ -42,12 +52,13 @@ class Scan(HubRecord):
     """A vulnerability scan of an agent: status, timing, grade (A–D) and counts (``successes``: the
     findings that set the grade; ``suspected``: rule-based findings awaiting a judge or a review).
 
-    ``grade``, ``counts`` and the coverage (``coverage``: category id -> ``assessed`` | ``partial`` |
-    ``not_assessed``; ``incomplete``; ``coverage_note``) are recomputed whenever an attempt is added or
-    reviewed; ``grade`` is ``None`` when nothing was judged. A scan stored before coverage was recorded
-    reads back with ``coverage``/``incomplete`` ``None`` until its next write (``scan.report()``
-    infers it). ``options`` are the scan options without secrets (a system prompt or secrets given to
-    the scan are not stored).
+        ``grade``, ``counts`` and the coverage (``coverage``: category id -> ``assessed`` | ``partial`` |
+        ``not_assessed``; ``incomplete``; ``coverage_note``) are recomputed whenever an attempt is added or
+        reviewed; ``grade`` is ``None`` when nothing was judged, and for a scan that errored (its ``error``
+    says what failed and what to do). A scan stored before coverage was recorded
+        reads back with ``coverage``/``incomplete`` ``None`` until its next write (``scan.report()``
+        infers it). ``options`` are the scan options without secrets (a system prompt or secrets given to
+        the scan are not stored).
     """
 
     project_id: str
@@ -75,6 +86,16 @@ class Scan(HubRecord):
     usage: Usage = Field(default_factory=Usage)
     generation_usage: Usage = Field(default_factory=Usage)
     warnings: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _errored(cls, data: Any) -> Any:
+        """A scan that errored has no grade, and its error never shows SQL (older rows included)."""
+        if isinstance(data, dict) and data.get("status") == "error":
+            data = {**data, "grade": None}
+            if data.get("error"):
+                data["error"] = readable_error(data["error"])
+        return data
 
     # -- views (need the Hub this record was read from) ----------------------------------------------
 
