@@ -228,8 +228,10 @@ def test_only_confirmed_findings_fail_the_scan() -> None:
 
     assert confirmed(SimpleNamespace(evidence="confirmed"))
     assert not confirmed(SimpleNamespace(evidence="suspected"))
-    assert confirmed(SimpleNamespace())  # no split yet: every finding counts
-    assert "evidence" in Attempt.model_fields  # today the detector's excerpt: counts as confirmed
+    # the grade's own rule decides when there is one: a suspected finding a reviewer acknowledged
+    assert confirmed(SimpleNamespace(evidence="suspected", counts=True))
+    assert not confirmed(SimpleNamespace(evidence="confirmed", counts=False))
+    assert {"evidence", "excerpt"} <= set(Attempt.model_fields)
 
 
 def test_scan_sarif(work: Path) -> None:

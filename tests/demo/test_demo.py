@@ -57,7 +57,7 @@ def test_main_tells_the_story_and_compares_runs(_isolated_home: Path, capsys) ->
         "Sensitive Information Disclosure [LLM02:2025]: 2/10 successful attacks, worst critical"
         in (scan)
     )
-    assert "[CRITICAL] disclosure.internal_codes" in scan and "configured secrets" in scan
+    assert "[CRITICAL] confirmed disclosure.internal_codes" in scan and "configured secrets" in scan
     assert "STAFF-" not in scan  # the report never repeats the secret
     assert "Prompt Injection [LLM01:2025]" in scan and "System Prompt Leakage" in scan
     assert "Not assessed offline: Harmful Content Generation" in scan
@@ -141,7 +141,9 @@ def test_demo_scan_helper() -> None:
     # told what the agent exposes (its system prompt and staff code), the scan catches the leak
     options = scan.options
     assert options["profile_secrets"] == 1 and options["profile_had_system_prompt"] is True
-    leaks = [f for f in report.findings if "STAFF-2024" in f.output]
+    # the leaked secret is stored masked: the finding stays, the secret does not
+    leaks = [f for f in report.findings if "[secret:" in f.output]
+    assert not any("STAFF-2024" in f.output for f in report.attempts)
     assert leaks and {f.category for f in leaks} == {"sensitive_information_disclosure"}
     assert scan.grade == "D"
     (project,) = hub.projects.list()

@@ -82,7 +82,7 @@ def test_the_demo_agent_exposes_what_its_scan_needs_to_find_its_leak() -> None:
         support_agent, categories=["sensitive_information_disclosure"], profile=profile, **kwargs
     )
     leaks = [f for f in told.findings if f.attack.probe_id == "disclosure.internal_codes"]
-    assert leaks and all("STAFF-2024" in f.output for f in leaks)
+    assert leaks and all("[secret:" in f.output and "STAFF-2024" not in f.output for f in leaks)
     assert all("configured secrets" in f.reason for f in leaks)
     # the same scan not told the secret finds nothing: the secret is what makes the leak visible
     blind = run_scan_sync(support_agent, categories=["sensitive_information_disclosure"], **kwargs)
