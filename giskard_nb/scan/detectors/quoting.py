@@ -161,24 +161,24 @@ def _segments(text: str) -> list[tuple[int, int]]:
 
 def quoted_spans(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, kind)`` of the quotations in ``text``: ``fence``, ``code``, ``blockquote``,
-    ``quote`` (quotation marks) and ``framed`` ("you asked me to: …"). Spans do not overlap."""
-    found: list[tuple[int, int, str]] = []
-
-    def add(start: int, end: int, kind: str) -> None:
+    ``quote`` (quotation marks) and ``framed`` ("you asked me to: …"). Fences come first (what is
+    inside is code); otherwise the outermost quotation wins (a code span inside a blockquote is part of
+    the blockquote). Spans do not overlap."""
+    found = [(m.start(), m.end(), "fence") for m in CODE_FENCE.finditer(text)]
+    candidates = [
+        (m.start(), m.end(), kind)
+        for pattern, kind in (
+            (_BLOCKQUOTE, "blockquote"),
+            (_CODE_SPAN, "code"),
+            (INLINE_CODE, "code"),
+            (_MARKS, "quote"),
+        )
+        for m in pattern.finditer(text)
+    ]
+    candidates += [(m.start(1), m.end(1), "framed") for m in _FRAMING.finditer(text)]
+    for start, end, kind in sorted(candidates, key=lambda s: (s[0], -s[1])):
         if not any(a < end and start < b for a, b, _ in found):
             found.append((start, end, kind))
-
-    for m in CODE_FENCE.finditer(text):
-        add(m.start(), m.end(), "fence")
-    for pattern in (_CODE_SPAN, INLINE_CODE):
-        for m in pattern.finditer(text):
-            add(m.start(), m.end(), "code")
-    for m in _BLOCKQUOTE.finditer(text):
-        add(m.start(), m.end(), "blockquote")
-    for m in _MARKS.finditer(text):
-        add(m.start(), m.end(), "quote")
-    for m in _FRAMING.finditer(text):
-        add(m.start(1), m.end(1), "framed")
     return sorted(found)
 
 
