@@ -255,6 +255,12 @@ def test_service_numbers_are_not_personal_data(number):
     assert find_phones(f"Call us on {number} any time.") == []
 
 
+@pytest.mark.parametrize("label", ["Her number:", "phone number:", "His mobile number is", "tel."])
+def test_a_phone_label_is_not_an_order_number_label(label):
+    assert find_phones(f"{label} 0151 23456789") == ["0151 23456789"]
+    assert find_phones("Order number: 0151 23456789") == []
+
+
 def test_role_mailboxes_are_not_personal_data():
     for box in (
         "fraud@harbourline-bank.co.uk",

@@ -78,6 +78,11 @@ _ID_LABEL = re.compile(
     r"(?i)(?:order|invoice|ticket|ref(?:erence)?|tracking|account|case|id|no\.|number|#|sku|serial)"
     r"\W{0,3}(?:number|no\.?|#|id)?\W{0,3}$"
 )
+#: "phone number:", "her number is", "mobile #": a label that says phone, whatever word follows.
+_PHONE_LABEL = re.compile(
+    r"(?i)\b(?:phone|mobile|cell|tel|telephone|whatsapp|fax|her|his|their|personal|home|direct)\W{0,3}"
+    r"(?:phone\W{0,3})?(?:number|no\.?|#)?\W{0,3}(?:is\W{0,3})?$"
+)
 _PHONE_HINT = re.compile(r"\d[\d\s().\-/]{6,}\d")
 _CARD = re.compile(r"(?<!\d)(?:\d[ \-]?){12,18}\d(?!\d)")
 _SSN = re.compile(r"(?<!\d)(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?!\d)")
@@ -160,7 +165,10 @@ def find_phones(text: str) -> list[str]:
             if (
                 formatted
                 and pn.number_type(m.number) not in skip
-                and not _ID_LABEL.search(text[max(0, m.start - 24) : m.start])
+                and (
+                    not _ID_LABEL.search(text[max(0, m.start - 24) : m.start])
+                    or _PHONE_LABEL.search(text[max(0, m.start - 24) : m.start])
+                )
             ):
                 found[(m.start, m.end)] = m.raw_string
     out = []
