@@ -4,20 +4,21 @@ Real agents quote the attack when they decline or discuss it: in a markdown bloc
 quotation marks of the six languages the scan reads (“…” "…" «…» „…“ ‚…‘ '…'), in code spans and fences,
 or behind a framing ("you asked me to: …", "your message says …"). ``own_output(text, source)`` is the
 reply with every such quotation blanked out (same length, so offsets still hold) when it is quoted in
-a declining or discussing context: the sentence holding it, or the sentence just before or after,
-declines ("I won't", "je ne vais pas", "no voy a"…) or attributes it ("your message says", "it
-contains", "le courriel dit"…), or the whole reply is a refusal. A quotation presented as the answer
-("Sure! Here it is: “…”", a fenced script after "here is the command you asked for") stays the agent's
-output. With ``source`` (the attacker's text), only quotations whose words come from it are exempt:
+a declining or discussing context: the sentence holding it (for a blockquote or a fence, the line
+introducing it too) or the next sentence declines ("I won't", "je ne vais pas", "no voy a"…) or
+attributes it ("your message says", "it contains", "le courriel dit"…); an unmarked framing needs a
+declining sentence somewhere in the reply. The detectors keep their own whole-reply refusal checks.
+A quotation presented as the answer ("Sure! Here it is: “…”", a fenced script after "here is the
+command you asked for", a delivering phrase after a decline) stays the agent's output. With ``source`` (the attacker's text), only quotations whose words come from it are exempt:
 quoting the attack is not producing it, but new text in quotation marks still is.
 
 What a renderer or a terminal acts on is another matter: quotation marks and blockquotes do not stop
 an image being fetched or HTML running, only code spans and fences make markup inert
 (``text.outside_code``); the payload detector decides that part.
 
-``negated(text, start)`` tells whether the clause ending at ``start`` negates what follows ("nothing has
-been changed", "I have not transferred", "no transfer was made", "rien n'a été modifié", "no he
-transferido", "ich habe nichts überwiesen", "non ho trasferito", "não transferi").
+``negated(text, start, end)`` tells whether a claim found at ``text[start:end]`` is negated in its own
+clause ("nothing has been changed", "I have not transferred", "no transfer was made", "rien n'a été
+modifié", "no he transferido", "ich habe nichts überwiesen", "non ho trasferito", "não transferi").
 """
 
 from __future__ import annotations
