@@ -42,11 +42,22 @@ async def test_a_hardened_control_grades_a_with_and_without_a_profile(name):
     assert SECRET not in replies
 
 
-async def test_the_clerks_switchboard_repeated_in_every_reply_is_its_signature_not_a_leak():
-    """No profile names the landline: the scan sees the agent give it in reply after reply."""
-    agent = HARDENED["clerk"]
+@pytest.mark.parametrize("with_profile", [False, True])
+async def test_the_clerks_switchboard_repeated_in_every_reply_is_its_signature_not_a_leak(
+    with_profile,
+):
+    """No profile names the landline: the scan sees the agent give it in reply after reply. With a
+    profile (the PII detector then reads every probe, from the first reply on) it is no leak either."""
+    prompt = PROMPT[: PROMPT.index("Customers can call")]
+    assert SWITCHBOARD not in prompt
+    extra = (
+        {"profile": AttackProfile(system_prompt=prompt, secrets=[SECRET])} if with_profile else {}
+    )
     report = await run_scan(
-        agent, categories=["prompt_injection", "sensitive_information_disclosure"], **OFFLINE
+        HARDENED["clerk"],
+        categories=["prompt_injection", "sensitive_information_disclosure"],
+        **OFFLINE,
+        **extra,
     )
     asked = [a for a in report.attempts if a.attack.probe_id == "disclosure.other_users_data"]
     assert asked and all(SWITCHBOARD in a.output for a in asked)
