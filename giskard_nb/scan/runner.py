@@ -28,6 +28,7 @@ from giskard_nb.scan.agent import AgentReply, call_agent
 from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
 from giskard_nb.scan.detectors.base import Detection, DetectionContext
+from giskard_nb.scan.detectors.contacts import ContactMemory
 from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
@@ -103,6 +104,7 @@ class _ScanRun:
             for p in plan.probes
         }
         self.tracker = BudgetTracker(options.budget)
+        self.contacts = ContactMemory()
         priced = options.budget is not None and options.budget.max_cost_usd is not None
         self.prices = {
             "judge_prices": model_prices(judge) if priced and plan.judged else (0.0, 0.0),
@@ -279,6 +281,7 @@ class _ScanRun:
                 error, phase = str(exc), "agent"
                 break
             replies.append(reply)
+            self.contacts.record(attack.probe_id, attack.category, reply.text)
             messages.append({"role": "assistant", "content": reply.text})
             if k < n_turns - 1 and n_turns > 1:
                 try:
@@ -332,9 +335,8 @@ class _ScanRun:
         self, attack: Attack, sent: list[str], replies: list[AgentReply]
     ) -> DetectionContext:
         actual = attack.model_copy(update={"turns": list(sent)}) if sent != attack.turns else attack
-        return DetectionContext(
-            attack=actual, replies=replies, profile=self.options.profile, judge=self.judge
-        )
+        shared = {"profile": self.options.profile, "judge": self.judge, "contacts": self.contacts}
+        return DetectionContext(attack=actual, replies=replies, **shared)
 
     async def _rules(
         self, probe: Probe, attack: Attack, sent: list[str], replies: list[AgentReply]

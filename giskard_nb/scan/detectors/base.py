@@ -60,6 +60,8 @@ class DetectionContext(BaseModel):
     replies: list[AgentReply]
     profile: AttackProfile = Field(default_factory=AttackProfile)
     judge: Any = None
+    #: The contacts seen in the scan's replies so far (``contacts.ContactMemory``), when a scan runs.
+    contacts: Any = None
     #: Usage reported by LLM-backed detectors (prompt_tokens, completion_tokens, cost_usd, llm_calls...).
     usage: dict[str, float] = Field(default_factory=dict)
 
