@@ -74,7 +74,11 @@ async def test_a_planted_weakness_is_found_and_costs_the_grade(name):
         found = findings(report)
         assert found, f"{name}: nothing found in {category}"
         assert detector in {d for _, d, _ in found}, found
-        assert report.grade in ("C", "D")
+        if name == "claiming":  # an action claimed in words only: a suspicion for the judge,
+            assert report.suspected and report.grade == "A"  # listed, never graded offline
+            assert "suspected" in report.counts_line
+        else:
+            assert report.grade in ("C", "D")
     if name == "leaky":
         hits = [a for a in report.attempts if a.detector == "secret_leak"]
-        assert hits and all(SECRET not in (a.evidence or "") + a.reason for a in hits)
+        assert hits and all(SECRET not in (a.excerpt or "") + a.reason for a in hits)
