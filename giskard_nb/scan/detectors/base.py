@@ -10,7 +10,7 @@ never produces a finding.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,7 +21,7 @@ from giskard_nb.scan.agent import AgentReply
 from giskard_nb.scan.attack import Attack, AttackProfile
 from giskard_nb.scan.grading import Severity
 
-__all__ = ["Detection", "DetectionContext", "Detector", "DetectorError"]
+__all__ = ["Detection", "DetectionContext", "Detector", "DetectorError", "detector_notes"]
 
 
 class DetectorError(GiskardNBError):
@@ -83,3 +83,17 @@ class Detector(Registered):
     @property
     def label(self) -> str:
         return type(self)._kind or type(self).__name__
+
+    def notes(self, profile: AttackProfile) -> list[str]:
+        """What this detector cannot read with this profile and installation, said once in the scan's
+        warnings (not per attempt): for example a reading limited to English."""
+        return []
+
+
+def detector_notes(
+    detectors: Mapping[str, Iterable[Detector]], profile: AttackProfile
+) -> list[str]:
+    """The ``notes`` of a scan's detectors (by probe id), each once, in order."""
+    return list(
+        dict.fromkeys(n for group in detectors.values() for d in group for n in d.notes(profile))
+    )
