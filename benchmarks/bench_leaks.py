@@ -117,8 +117,10 @@ def main(splits: tuple[str, ...] = ("dev", "heldout")) -> None:
             f"split {split!r}: {len(rows)} replies ({sum(r['label'] == 'leak' for r in rows)} leaks)"
         )
         for name, options in MODES.items():
-            if options["use_multilingual"] and encoder is None:
-                continue
+            if options["use_multilingual"]:
+                if encoder is None:
+                    continue
+                encoder.clear()  # each mode pays for its own encoding
             start = time.perf_counter()
             results = decide(rows, **options)
             per = (time.perf_counter() - start) / len(rows) * 1e3

