@@ -13,8 +13,12 @@ import pytest
 
 from giskard_nb.scan import Attack, AttackProfile, run_scan
 from giskard_nb.scan.agent import AgentReply
-from giskard_nb.scan.detectors import DetectionContext, DetectorError, PromptParaphraseDetector
-from giskard_nb.scan.detectors import multilingual
+from giskard_nb.scan.detectors import (
+    DetectionContext,
+    DetectorError,
+    PromptParaphraseDetector,
+    multilingual,
+)
 
 PROMPT = (
     "You are Iris, the support assistant of Solara Energy. Help customers with meter readings, "
