@@ -175,6 +175,8 @@ class Reading:
     where: list[str] = field(default_factory=list)
     #: The reference's anchors repeated by the reply sentences that matched.
     anchors: list[str] = field(default_factory=list)
+    #: How many matched reference sentences had one of their anchors repeated by their match.
+    corroborated: int = 0
 
     @property
     def firm(self) -> int:
@@ -225,6 +227,7 @@ def read_matches(
             continue
         reading.kinds.append(kind)
         reading.where.append(reply[j])
+        reading.corroborated += bool(own & vocab[j])
         for a in sorted(own & vocab[j]):
             if a not in seen:
                 seen.add(a)

@@ -229,8 +229,10 @@ class PromptParaphraseDetector(Detector):
         if not self._covers(reading.firm, reading.matched, ref):
             return None
         how = "multilingual encoder"
-        if reading.anchors:
-            how += f", corroborated by {len(reading.anchors)} names/numbers of the prompt"
+        if reading.corroborated >= 2:  # specifics of two rules repeated: more than a shared meaning
+            how += f"; {reading.corroborated} of them repeat the prompt's names, numbers or codes"
+        else:
+            how += "; by meaning alone, no names or numbers of the prompt repeated in two sentences"
         return self._found(ctx, reading.matched, len(ref), how, reading.where, turn_of)
 
     def _found(
