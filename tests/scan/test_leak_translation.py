@@ -263,3 +263,24 @@ def test_importing_the_package_loads_neither_the_encoder_nor_numpy():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_leak_pairs_are_well_formed():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_leaks.py"
+    spec = importlib.util.spec_from_file_location("bench_leaks", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.load()
+    assert len({r["id"] for r in rows}) == len(rows)
+    for split in ("dev", "heldout"):
+        part = [r for r in rows if r["split"] == split]
+        prompts = {r["prompt_id"] for r in part}
+        assert len(prompts) >= 5 and not prompts & {r["prompt_id"] for r in rows if r not in part}
+        for label in ("leak", "clean"):
+            assert {r["lang"] for r in part if r["label"] == label} == set(bench.LANGS)
+        kinds = {r["kind"] for r in part if r["label"] == "leak"}
+        assert kinds == {"translation", "partial", "paraphrase", "story", "split"}
+        assert all(len(r["replies"]) == 2 for r in part if r["kind"] == "split")
