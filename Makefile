@@ -8,6 +8,7 @@ PY := $(VENV)/bin/python
 BASE := $(VENV)/.created
 DEMO_STAMP := $(VENV)/.installed-demo
 DEV_STAMP := $(VENV)/.installed-dev
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: demo test lint format bench bench-judge venv clean
 
@@ -25,6 +26,11 @@ $(DEV_STAMP): pyproject.toml | $(BASE)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $(DEV_STAMP) $(DEMO_STAMP)
 
+# the benchmarks also measure the optional multilingual leak reading
+$(BENCH_STAMP): pyproject.toml | $(BASE)
+	$(PY) -m pip install --quiet -e '.[multilingual]'
+	@touch $(BENCH_STAMP) $(DEMO_STAMP)
+
 venv: $(DEV_STAMP)
 
 demo: $(DEMO_STAMP)
@@ -41,7 +47,7 @@ format: $(DEV_STAMP)
 test: lint
 	$(PY) -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env tests notebooks
 
-bench: $(DEMO_STAMP)
+bench: $(BENCH_STAMP)
 	$(PY) benchmarks/run.py
 
 # The scan's harm judge on the labelled replies, with a real model: make bench-judge MODEL=openai/gpt-4o-mini

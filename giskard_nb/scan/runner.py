@@ -27,7 +27,7 @@ from giskard_nb.errors import AgentError, GiskardValidationError
 from giskard_nb.scan.agent import AgentReply, call_agent
 from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
-from giskard_nb.scan.detectors.base import Detection, DetectionContext
+from giskard_nb.scan.detectors.base import Detection, DetectionContext, detector_notes
 from giskard_nb.scan.detectors.contacts import ContactMemory
 from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
@@ -121,7 +121,7 @@ class _ScanRun:
             estimate=plan.estimate,
             categories=list(plan.categories),
             unjudged=dict(plan.unjudged),
-            warnings=list(plan.estimate.warnings),
+            warnings=[*plan.estimate.warnings, *detector_notes(self.detectors, options.profile)],
         )
 
     # -- the run ---------------------------------------------------------------------------------------

@@ -128,9 +128,13 @@ def concept_embedding(text: str) -> list[float]:
 
 
 @pytest.fixture
-def embeddings():
+def embeddings(monkeypatch):
     from giskard_nb.llm import set_default_embedding_model
+    from giskard_nb.scan.detectors import paraphrase
 
+    # The configured model's path: the multilingual extra, when installed, reads a translation first
+    # and decides alone (tests/scan/test_leak_translation.py), so it is left out here.
+    monkeypatch.setattr(paraphrase, "multilingual_encoder", lambda: None)
     yield set_default_embedding_model
     set_default_embedding_model(None)
 

@@ -15,7 +15,7 @@ sets ``Detection(tier=...)`` on each. Suspected findings never set the grade by 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +26,14 @@ from giskard_nb.scan.agent import AgentReply
 from giskard_nb.scan.attack import Attack, AttackProfile
 from giskard_nb.scan.grading import EvidenceTier, Severity
 
-__all__ = ["Detection", "DetectionContext", "Detector", "DetectorError", "declared_tier"]
+__all__ = [
+    "Detection",
+    "DetectionContext",
+    "Detector",
+    "DetectorError",
+    "declared_tier",
+    "detector_notes",
+]
 
 
 class DetectorError(GiskardNBError):
@@ -96,6 +103,11 @@ class Detector(Registered):
     def label(self) -> str:
         return type(self)._kind or type(self).__name__
 
+    def notes(self, profile: AttackProfile) -> list[str]:
+        """What this detector cannot read with this profile and installation, said once in the scan's
+        warnings (not per attempt): for example a reading limited to English."""
+        return []
+
 
 def declared_tier(fields: dict[str, Any]) -> EvidenceTier:
     """The evidence tier the detector of a recorded finding declares (from its ``detector_config``
@@ -105,3 +117,12 @@ def declared_tier(fields: dict[str, Any]) -> EvidenceTier:
     label = str(fields.get("detector") or "")
     cls = Detector._lookup(kind) or Detector._lookup(label.split(":", 1)[0])
     return cls.tier if cls is not None and issubclass(cls, Detector) else "confirmed"
+
+
+def detector_notes(
+    detectors: Mapping[str, Iterable[Detector]], profile: AttackProfile
+) -> list[str]:
+    """The ``notes`` of a scan's detectors (by probe id), each once, in order."""
+    return list(
+        dict.fromkeys(n for group in detectors.values() for d in group for n in d.notes(profile))
+    )
