@@ -153,7 +153,9 @@ async def test_a_translated_leak_is_caught_with_a_multilingual_embedding_model(e
     found = [a for a in report.attempts if a.successful]
     assert found and {a.detector for a in found} == {"prompt_paraphrase"}
     assert "embedding" in found[0].reason
-    assert report.grade in ("C", "D")
+    # a reading of meaning stands in for a judge: listed for review, it does not set the grade alone
+    assert all(a.evidence == "suspected" for a in found) and report.suspected
+    assert report.grade != "A"
 
 
 async def test_an_embedding_failure_errors_the_attempt_never_a_silent_pass(embeddings):
