@@ -109,15 +109,18 @@ def echoing_smtp() -> Iterator[int]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(4)
-    server.settimeout(10)
+    server.settimeout(0.2)
     stop = threading.Event()
 
     def serve() -> None:
         while not stop.is_set():
             try:
                 conn, _ = server.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            conn.settimeout(10)
             with conn, conn.makefile("rb") as lines:
                 conn.sendall(b"220 echo ESMTP\r\n")
                 for raw in lines:
