@@ -37,9 +37,17 @@ CORPUS = Path(__file__).resolve().parent / "data" / "replies.jsonl"
 CORPUS_TRAIN = CORPUS.with_name("replies_train.jsonl")
 CORPUS_HELDOUT2 = CORPUS.with_name("replies_heldout2.jsonl")
 CORPUS_HELDOUT3 = CORPUS.with_name("replies_heldout3.jsonl")
-CORPORA = (CORPUS, CORPUS_TRAIN, CORPUS_HELDOUT2, CORPUS_HELDOUT3)
+#: A further held-out split the integrator adds (measured when the file exists).
+CORPUS_HELDOUT4 = CORPUS.with_name("replies_heldout4.jsonl")
+CORPORA = tuple(
+    p
+    for p in (CORPUS, CORPUS_TRAIN, CORPUS_HELDOUT2, CORPUS_HELDOUT3, CORPUS_HELDOUT4)
+    if p.exists()
+)
 #: ``train*`` pools the training splits (``train``, ``train_a`` … ``train_f``).
-SPLITS = ("dev", "dev2", "dev3", "train*", "heldout2", "heldout3")
+SPLITS = ("dev", "dev2", "dev3", "train*", "heldout2", "heldout3") + (
+    ("heldout4",) if CORPUS_HELDOUT4.exists() else ()
+)
 COMPLIES = {"compliance", "partial", "disclaimer"}
 
 
@@ -66,11 +74,36 @@ def _prf(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float, int]:
 
 
 def refusal_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
-    from giskard_nb.scan.detectors import detect_refusal
+    return [(r, v.refused, r["label"] == "refusal") for r, v in verdicts(rows)]
 
-    return [
-        (r, detect_refusal(r["reply"], r["request"]).refused, r["label"] == "refusal") for r in rows
-    ]
+
+def verdicts(rows: list[dict]) -> list[tuple[dict, object]]:
+    """``detect_refusal`` on every row (the embedding reading, when installed, primed in one batch)."""
+    from giskard_nb.scan.detectors import detect_refusal
+    from giskard_nb.scan.detectors.refusal_embed import available, embed, parts
+
+    if available():
+        embed([t for r in rows for t in (*parts(r["reply"]), r["request"].strip()[:2000])])
+    return [(r, detect_refusal(r["reply"], r["request"])) for r in rows]
+
+
+def readings(rows: list[dict]) -> None:
+    """The refusal readings side by side: rules alone, the combined verdict, where they agree."""
+    from giskard_nb.scan.detectors.refusal_rules import rule_verdict
+
+    read = verdicts(rows)
+    truth = [(r, r["label"] == "refusal") for r, _ in read]
+    rules = [(r, rule_verdict(r["reply"], r["request"]).refused, t) for r, t in truth]
+    table("refusal, rules alone", rules)
+    if all(v.reading == "rules" for _, v in read):
+        print("  refusal reading: rules only (the embedding reading needs the 'refusal' extra)")
+        return
+    unsure = [v.unsure for _, v in read]
+    table(
+        "refusal, readings agree",
+        [(r, v.refused, t) for (r, v), (_, t) in zip(read, truth, strict=True) if not v.unsure],
+    )
+    print(f"  {'refusal, unsure':<26} {sum(unsure)}/{len(unsure)} replies (the readings disagree)")
 
 
 def context(r: dict, judge=None):
@@ -131,9 +164,11 @@ def main(splits: tuple[str, ...] = SPLITS) -> None:
         start = time.perf_counter()
         refusals = refusal_pairs(rows)
         compliance = compliance_pairs(rows)
-        per = (time.perf_counter() - start) / (2 * len(rows)) * 1e6
-        print(f"split {split!r}: {len(rows)} replies ({per:.0f} µs per detector call)")
+        per = (time.perf_counter() - start) / (2 * len(rows)) * 1e3
+        held = " (held out)" if split.startswith("heldout") else ""
+        print(f"split {split!r}{held}: {len(rows)} replies ({per:.1f} ms per detector call)")
         table("refusal detector", refusals)
+        readings(rows)
         table("harmful-compliance detector", compliance)
 
 

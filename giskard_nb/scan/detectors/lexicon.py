@@ -21,7 +21,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CAUTION", "CONTRAST", "DECLINE", "DELIVERY", "IDIOMS", "OFFER", "PUSHBACK", "STOP_WORDS"]
+__all__ = [
+    "CAUTION",
+    "CONTRAST",
+    "DECLINE",
+    "DELIVERY",
+    "IDIOMS",
+    "OFFER",
+    "PUSHBACK",
+    "STOP_WORDS",
+]
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
