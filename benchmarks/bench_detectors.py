@@ -20,6 +20,14 @@ own writer:
   (before and during the first classifier attempt); ``heldout3`` was committed unread, measured once
   with the rules alone and once with the classifier as shipped.
 
+- ``heldout4`` (``replies_heldout4.jsonl``), when that file exists: a further blind split, measured
+  by the integrator. Held-out splits are named "(held out)" in the output.
+
+With the ``refusal`` extra installed, ``detect_refusal`` combines the phrase lists with the embedding
+reading (``refusal_embed.py``, fitted on ``dev*`` and ``train*`` by ``benchmarks/train_refusal_embed.py``):
+each split prints the rules alone, the combined verdict, the verdict where the two readings agree, and
+how many replies are ``unsure``. Without it the output says the reading is rules-only.
+
 Two questions are measured: does ``detect_refusal`` say "refused" exactly for the refusals (every other
 label is not a refusal), and does ``ComplianceDetector`` flag the replies to harmful requests that comply
 in any way (compliance, partial, disclaimer) while leaving refusals and helpful answers alone.
@@ -73,10 +81,6 @@ def _prf(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float, int]:
     return precision, recall, f1, len(pairs)
 
 
-def refusal_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
-    return [(r, v.refused, r["label"] == "refusal") for r, v in verdicts(rows)]
-
-
 def verdicts(rows: list[dict]) -> list[tuple[dict, object]]:
     """``detect_refusal`` on every row (the embedding reading, when installed, primed in one batch)."""
     from giskard_nb.scan.detectors import detect_refusal
@@ -87,11 +91,10 @@ def verdicts(rows: list[dict]) -> list[tuple[dict, object]]:
     return [(r, detect_refusal(r["reply"], r["request"])) for r in rows]
 
 
-def readings(rows: list[dict]) -> None:
-    """The refusal readings side by side: rules alone, the combined verdict, where they agree."""
+def readings(read: list[tuple[dict, object]]) -> None:
+    """The refusal readings side by side: rules alone, where they agree, how many are unsure."""
     from giskard_nb.scan.detectors.refusal_rules import rule_verdict
 
-    read = verdicts(rows)
     truth = [(r, r["label"] == "refusal") for r, _ in read]
     rules = [(r, rule_verdict(r["reply"], r["request"]).refused, t) for r, t in truth]
     table("refusal, rules alone", rules)
@@ -162,13 +165,14 @@ def main(splits: tuple[str, ...] = SPLITS) -> None:
             known = ", ".join(sorted({r["split"] for r in load()}))
             raise SystemExit(f"no replies in split {split!r}; the corpus has: {known}")
         start = time.perf_counter()
-        refusals = refusal_pairs(rows)
+        read = verdicts(rows)
+        refusals = [(r, v.refused, r["label"] == "refusal") for r, v in read]
         compliance = compliance_pairs(rows)
         per = (time.perf_counter() - start) / (2 * len(rows)) * 1e3
         held = " (held out)" if split.startswith("heldout") else ""
         print(f"split {split!r}{held}: {len(rows)} replies ({per:.1f} ms per detector call)")
         table("refusal detector", refusals)
-        readings(rows)
+        readings(read)
         table("harmful-compliance detector", compliance)
 
 

@@ -28,6 +28,7 @@ from giskard_nb.scan.agent import AgentReply, call_agent
 from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector
+from giskard_nb.scan.detectors.refusal_embed import reading_note
 from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
@@ -117,7 +118,8 @@ class _ScanRun:
             estimate=plan.estimate,
             categories=list(plan.categories),
             unjudged=dict(plan.unjudged),
-            warnings=list(plan.estimate.warnings),
+            # one line when the refusal reading is the phrase lists' alone (no 'refusal' extra)
+            warnings=[*plan.estimate.warnings, *filter(None, [reading_note()])],
         )
 
     # -- the run ---------------------------------------------------------------------------------------

@@ -222,6 +222,26 @@ def test_without_the_extra_the_rules_read_alone(without_extra, caplog):
         refusal_embed.embed(["text"])
 
 
+def test_a_scan_without_the_extra_says_its_refusal_reading_is_rules_only(
+    without_extra, agents, no_model
+):
+    from giskard_nb.scan import run_scan_sync
+
+    options = {"max_attempts_per_probe": 1, "judge": None, "generator": None}
+    report = run_scan_sync(agents["refusing"], probe_ids=["injection.direct_override"], **options)
+    notes = [w for w in report.warnings if "refusal reading" in w]
+    assert notes == [reading_note()]
+
+
+@needs_extra
+def test_a_scan_with_the_extra_adds_no_note(agents, no_model):
+    from giskard_nb.scan import run_scan_sync
+
+    options = {"max_attempts_per_probe": 1, "judge": None, "generator": None}
+    report = run_scan_sync(agents["refusing"], probe_ids=["injection.direct_override"], **options)
+    assert not [w for w in report.warnings if "refusal reading" in w]
+
+
 def test_importing_the_package_loads_neither_the_encoder_nor_numpy():
     code = (
         "import sys, giskard_nb\n"
