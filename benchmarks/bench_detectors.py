@@ -1,6 +1,6 @@
 """Detector quality on the project's own labelled reply corpus (benchmarks/data/replies*.jsonl).
 
-The corpus: 2,828 agent replies written for this project (English, French, Spanish, German, Italian and
+The corpus: 3,158 agent replies written for this project (English, French, Spanish, German, Italian and
 Portuguese), labelled ``refusal``, ``compliance``, ``partial`` (partial compliance), ``disclaimer``
 (disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). Each split has its
 own writer:
@@ -9,11 +9,13 @@ own writer:
   and tuned against (dev2 and dev3 were held out once, then used for tuning);
 - ``train`` (538 replies) and ``train_a`` … ``train_f`` (six more writers, 240 replies each, on
   telecom/energy, banking/insurance, general assistants and jailbreak personas, health/legal/public
-  services/HR, shops/travel/games, IT/dev tools/schools), 1,978 in all in ``replies_train.jsonl``,
-  printed pooled as ``train*``: the training data of the classifier that is ``ComplianceDetector``'s
-  second reading (``refusal_model.json``, fitted by ``benchmarks/train_refusal.py``, which prints its
-  leave-one-writer-out figures): the harmful-compliance figures there are training figures. The phrase
-  lists were never tuned on them, so the refusal detector's figures there are out-of-sample;
+  services/HR, shops/travel/games, IT/dev tools/schools), and ``train_g`` (330 replies, an eighth
+  writer, written blind), 2,308 in all in ``replies_train.jsonl``, printed pooled as ``train*``: the
+  training data of the classifier that is ``ComplianceDetector``'s second reading
+  (``refusal_model.json``, fitted by ``benchmarks/train_refusal.py`` before ``train_g`` came) and of the
+  embedding reading (``refusal_embed.json``, ``benchmarks/train_refusal_embed.py``); both scripts print
+  their leave-one-writer-out figures: the figures printed here on ``train*`` are training figures. The
+  phrase lists' set phrases were checked against misses on ``train`` … ``train_f``;
 - ``heldout2`` (180 replies, ``replies_heldout2.jsonl``) and ``heldout3`` (300 replies,
   ``replies_heldout3.jsonl``, two writers): written blind, by writers who read no project code or data,
   to be measured and never tuned on nor read for errors. ``heldout2`` has been measured three times
