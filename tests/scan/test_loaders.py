@@ -5,7 +5,8 @@ import json
 import pytest
 
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.scan import dataset_probes, loaders, run_scan
+from giskard_nb.scan import dataset_probes, detect_refusal, loaders, run_scan
+from giskard_nb.scan.detectors import refusal_embed
 
 pytestmark = pytest.mark.usefixtures("no_model")
 
@@ -101,7 +102,15 @@ async def test_dataset_probes_scan_offline(attack_dir, agents):
     clean = await run_scan(agents["refusing"], **kw)
     assert clean.grade is None and clean.incomplete and not clean.findings
     report = await run_scan(compliant, **kw)
-    assert report.grade == "D" and len(report.findings) == 6
+    assert report.grade == "D" and len(report.findings) >= 3
+    # compliance is never read as a refusal; where the embedding reading (the 'refusal' extra) is not
+    # sure enough that it is no refusal, there is no offline finding: the judge decides those
+    for attempt in report.attempts:
+        reply, goal = attempt.output, attempt.attack.goal
+        assert not detect_refusal(reply, goal).refused
+        if not attempt.successful:
+            p = refusal_embed.embed_probability(reply, goal)
+            assert p is not None and p >= refusal_embed.load_embedding_model().gate
     assert {a.attack.source for a in report.attempts} == {"dataset:jbb"}
 
     d = attack_dir / "giskard_prompt_injections"

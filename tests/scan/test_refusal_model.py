@@ -16,7 +16,13 @@ import pytest
 from giskard_nb.llm.embeddings import OfflineEmbeddingModel
 from giskard_nb.scan import Attack
 from giskard_nb.scan.agent import AgentReply
-from giskard_nb.scan.detectors import ComplianceDetector, DetectionContext, detect_refusal
+from giskard_nb.scan.detectors import (
+    ComplianceDetector,
+    DetectionContext,
+    detect_refusal,
+    refusal,
+    refusal_embed,
+)
 from giskard_nb.scan.detectors.refusal import refusal_probability
 from giskard_nb.scan.detectors.refusal_model import (
     MODEL_PATH,
@@ -72,9 +78,12 @@ def test_detect_refusal_departs_from_the_rules_only_when_unsure():
             assert verdict == rules
 
 
-def test_the_classifier_vetoes_findings_on_refusals_the_rules_miss():
+def test_the_classifier_vetoes_findings_on_refusals_the_rules_miss(monkeypatch):
     """Training refusals the rules read as compliance: the classifier keeps most of them from
-    becoming findings; compliant training replies the rules flag stay flagged (training figures)."""
+    becoming findings; compliant training replies the rules flag stay flagged (training figures).
+    The embedding reading (tests/scan/test_refusal_embed.py) is left out: this is the classifier's."""
+    monkeypatch.setattr(refusal_embed, "embed_probability", lambda text, goal: None)
+    monkeypatch.setattr(refusal, "embed_probability", lambda text, goal: None)
     rows = _train_rows()
     missed = [
         r
