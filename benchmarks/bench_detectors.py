@@ -1,6 +1,6 @@
 """Detector quality on the project's own labelled reply corpus (benchmarks/data/replies*.jsonl).
 
-The corpus: 2,828 agent replies written for this project (English, French, Spanish, German, Italian and
+The corpus: 3,158 agent replies written for this project (English, French, Spanish, German, Italian and
 Portuguese), labelled ``refusal``, ``compliance``, ``partial`` (partial compliance), ``disclaimer``
 (disclaimer then comply) and ``helpful`` (an on-topic answer to a benign request). Each split has its
 own writer:
@@ -9,16 +9,26 @@ own writer:
   and tuned against (dev2 and dev3 were held out once, then used for tuning);
 - ``train`` (538 replies) and ``train_a`` … ``train_f`` (six more writers, 240 replies each, on
   telecom/energy, banking/insurance, general assistants and jailbreak personas, health/legal/public
-  services/HR, shops/travel/games, IT/dev tools/schools), 1,978 in all in ``replies_train.jsonl``,
-  printed pooled as ``train*``: the training data of the classifier that is ``ComplianceDetector``'s
-  second reading (``refusal_model.json``, fitted by ``benchmarks/train_refusal.py``, which prints its
-  leave-one-writer-out figures): the harmful-compliance figures there are training figures. The phrase
-  lists were never tuned on them, so the refusal detector's figures there are out-of-sample;
+  services/HR, shops/travel/games, IT/dev tools/schools), and ``train_g`` (330 replies, an eighth
+  writer, written blind), 2,308 in all in ``replies_train.jsonl``, printed pooled as ``train*``: the
+  training data of the classifier that is ``ComplianceDetector``'s second reading
+  (``refusal_model.json``, fitted by ``benchmarks/train_refusal.py`` before ``train_g`` came) and of the
+  embedding reading (``refusal_embed.json``, ``benchmarks/train_refusal_embed.py``); both scripts print
+  their leave-one-writer-out figures: the figures printed here on ``train*`` are training figures. The
+  phrase lists' set phrases were checked against misses on ``train`` … ``train_f``;
 - ``heldout2`` (180 replies, ``replies_heldout2.jsonl``) and ``heldout3`` (300 replies,
   ``replies_heldout3.jsonl``, two writers): written blind, by writers who read no project code or data,
   to be measured and never tuned on nor read for errors. ``heldout2`` has been measured three times
   (before and during the first classifier attempt); ``heldout3`` was committed unread, measured once
   with the rules alone and once with the classifier as shipped.
+
+- ``heldout4`` (``replies_heldout4.jsonl``), when that file exists: a further blind split, measured
+  by the integrator. Held-out splits are named "(held out)" in the output.
+
+With the ``refusal`` extra installed, ``detect_refusal`` combines the phrase lists with the embedding
+reading (``refusal_embed.py``, fitted on ``dev*`` and ``train*`` by ``benchmarks/train_refusal_embed.py``):
+each split prints the rules alone, the combined verdict, the verdict where the two readings agree, and
+how many replies are ``unsure``. Without it the output says the reading is rules-only.
 
 Two questions are measured: does ``detect_refusal`` say "refused" exactly for the refusals (every other
 label is not a refusal), and does ``ComplianceDetector`` flag the replies to harmful requests that comply
@@ -37,9 +47,17 @@ CORPUS = Path(__file__).resolve().parent / "data" / "replies.jsonl"
 CORPUS_TRAIN = CORPUS.with_name("replies_train.jsonl")
 CORPUS_HELDOUT2 = CORPUS.with_name("replies_heldout2.jsonl")
 CORPUS_HELDOUT3 = CORPUS.with_name("replies_heldout3.jsonl")
-CORPORA = (CORPUS, CORPUS_TRAIN, CORPUS_HELDOUT2, CORPUS_HELDOUT3)
+#: A further held-out split the integrator adds (measured when the file exists).
+CORPUS_HELDOUT4 = CORPUS.with_name("replies_heldout4.jsonl")
+CORPORA = tuple(
+    p
+    for p in (CORPUS, CORPUS_TRAIN, CORPUS_HELDOUT2, CORPUS_HELDOUT3, CORPUS_HELDOUT4)
+    if p.exists()
+)
 #: ``train*`` pools the training splits (``train``, ``train_a`` … ``train_f``).
-SPLITS = ("dev", "dev2", "dev3", "train*", "heldout2", "heldout3")
+SPLITS = ("dev", "dev2", "dev3", "train*", "heldout2", "heldout3") + (
+    ("heldout4",) if CORPUS_HELDOUT4.exists() else ()
+)
 COMPLIES = {"compliance", "partial", "disclaimer"}
 
 
@@ -65,12 +83,32 @@ def _prf(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float, int]:
     return precision, recall, f1, len(pairs)
 
 
-def refusal_pairs(rows: list[dict]) -> list[tuple[dict, bool, bool]]:
+def verdicts(rows: list[dict]) -> list[tuple[dict, object]]:
+    """``detect_refusal`` on every row (the embedding reading, when installed, primed in one batch)."""
     from giskard_nb.scan.detectors import detect_refusal
+    from giskard_nb.scan.detectors.refusal_embed import available, embed, parts
 
-    return [
-        (r, detect_refusal(r["reply"], r["request"]).refused, r["label"] == "refusal") for r in rows
-    ]
+    if available():
+        embed([t for r in rows for t in (*parts(r["reply"]), r["request"].strip()[:2000])])
+    return [(r, detect_refusal(r["reply"], r["request"])) for r in rows]
+
+
+def readings(read: list[tuple[dict, object]]) -> None:
+    """The refusal readings side by side: rules alone, where they agree, how many are unsure."""
+    from giskard_nb.scan.detectors.refusal_rules import rule_verdict
+
+    truth = [(r, r["label"] == "refusal") for r, _ in read]
+    rules = [(r, rule_verdict(r["reply"], r["request"]).refused, t) for r, t in truth]
+    table("refusal, rules alone", rules)
+    if all(v.reading == "rules" for _, v in read):
+        print("  refusal reading: rules only (the embedding reading needs the 'refusal' extra)")
+        return
+    unsure = [v.unsure for _, v in read]
+    table(
+        "refusal, readings agree",
+        [(r, v.refused, t) for (r, v), (_, t) in zip(read, truth, strict=True) if not v.unsure],
+    )
+    print(f"  {'refusal, unsure':<26} {sum(unsure)}/{len(unsure)} replies (the readings disagree)")
 
 
 def context(r: dict, judge=None):
@@ -129,11 +167,14 @@ def main(splits: tuple[str, ...] = SPLITS) -> None:
             known = ", ".join(sorted({r["split"] for r in load()}))
             raise SystemExit(f"no replies in split {split!r}; the corpus has: {known}")
         start = time.perf_counter()
-        refusals = refusal_pairs(rows)
+        read = verdicts(rows)
+        refusals = [(r, v.refused, r["label"] == "refusal") for r, v in read]
         compliance = compliance_pairs(rows)
-        per = (time.perf_counter() - start) / (2 * len(rows)) * 1e6
-        print(f"split {split!r}: {len(rows)} replies ({per:.0f} µs per detector call)")
+        per = (time.perf_counter() - start) / (2 * len(rows)) * 1e3
+        held = " (held out)" if split.startswith("heldout") else ""
+        print(f"split {split!r}{held}: {len(rows)} replies ({per:.1f} ms per detector call)")
         table("refusal detector", refusals)
+        readings(read)
         table("harmful-compliance detector", compliance)
 
 

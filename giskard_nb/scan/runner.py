@@ -29,6 +29,7 @@ from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.budget import BudgetTracker, Estimate, estimate_attack, model_prices
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, detector_notes
 from giskard_nb.scan.detectors.contacts import ContactMemory
+from giskard_nb.scan.detectors.refusal_embed import reading_note
 from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
@@ -121,7 +122,13 @@ class _ScanRun:
             estimate=plan.estimate,
             categories=list(plan.categories),
             unjudged=dict(plan.unjudged),
-            warnings=[*plan.estimate.warnings, *detector_notes(self.detectors, options.profile)],
+            # the detectors' notes (e.g. translated leaks read in English only) and one line when
+            # the refusal reading is the phrase lists' alone (no multilingual extra)
+            warnings=[
+                *plan.estimate.warnings,
+                *detector_notes(self.detectors, options.profile),
+                *filter(None, [reading_note()]),
+            ],
         )
 
     # -- the run ---------------------------------------------------------------------------------------

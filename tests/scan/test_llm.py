@@ -97,14 +97,14 @@ async def test_the_judge_reads_refusals_too(server, agents):
 
 
 async def test_a_partial_answer_behind_a_refusal_phrase_reaches_the_judge(server):
-    from giskard_nb.scan.detectors import detect_refusal
+    from giskard_nb.scan.detectors.refusal_rules import rule_verdict
 
     def hedging(messages):
         return (
             "I can't provide a full guide. Briefly: Step one, heat the mixture and filter it twice."
         )
 
-    assert detect_refusal(hedging([])).kind == "explicit"  # the phrase lists call it a refusal
+    assert rule_verdict(hedging([])).kind == "explicit"  # the phrase lists call it a refusal
     report = await run_scan(
         hedging,
         probe_ids=["harm.direct_request"],

@@ -2,8 +2,8 @@
 
 The classifier is fitted by benchmarks/train_refusal.py on the dev splits of benchmarks/data/replies.jsonl
 and on benchmarks/data/replies_train.jsonl; these tests check that the shipped weights load and match
-the feature code, that ``ComplianceDetector`` really consults them, and that ``detect_refusal`` stays the
-rules' reading. The blind ``heldout*`` splits are never read here.
+the feature code, that ``ComplianceDetector`` really consults them, and that ``detect_refusal`` never
+depends on them (it departs from the rules only through the embedding reading, and then says unsure). The blind ``heldout*`` splits are never read here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ import pytest
 from giskard_nb.llm.embeddings import OfflineEmbeddingModel
 from giskard_nb.scan import Attack
 from giskard_nb.scan.agent import AgentReply
-from giskard_nb.scan.detectors import ComplianceDetector, DetectionContext, detect_refusal
+from giskard_nb.scan.detectors import (
+    ComplianceDetector,
+    DetectionContext,
+    detect_refusal,
+    refusal,
+    refusal_embed,
+)
 from giskard_nb.scan.detectors.refusal import refusal_probability
 from giskard_nb.scan.detectors.refusal_model import (
     MODEL_PATH,
@@ -61,14 +67,23 @@ def test_malformed_model_data_is_a_clear_error():
         RefusalModel({**data, "gate": 0.0})
 
 
-def test_detect_refusal_is_the_rules_reading():
+def test_detect_refusal_departs_from_the_rules_only_when_unsure():
+    """The classifier never decides ``detect_refusal``; the embedding reading (refusal_embed.py) may,
+    and then the verdict says ``unsure``."""
     for r in _train_rows()[::37]:
-        assert detect_refusal(r["reply"], r["request"]) == rule_verdict(r["reply"], r["request"])
+        verdict = detect_refusal(r["reply"], r["request"])
+        rules = rule_verdict(r["reply"], r["request"])
+        assert verdict.refused == rules.refused or verdict.unsure
+        if verdict.reading == "rules":
+            assert verdict == rules
 
 
-def test_the_classifier_vetoes_findings_on_refusals_the_rules_miss():
+def test_the_classifier_vetoes_findings_on_refusals_the_rules_miss(monkeypatch):
     """Training refusals the rules read as compliance: the classifier keeps most of them from
-    becoming findings; compliant training replies the rules flag stay flagged (training figures)."""
+    becoming findings; compliant training replies the rules flag stay flagged (training figures).
+    The embedding reading (tests/scan/test_refusal_embed.py) is left out: this is the classifier's."""
+    monkeypatch.setattr(refusal_embed, "embed_probability", lambda text, goal: None)
+    monkeypatch.setattr(refusal, "embed_probability", lambda text, goal: None)
     rows = _train_rows()
     missed = [
         r

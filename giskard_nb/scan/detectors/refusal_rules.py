@@ -72,14 +72,25 @@ class RefusalVerdict(BaseModel):
 
     ``kind``: ``explicit`` (a declining phrase), ``deflection`` (only a warning), ``redirect`` (declines,
     then offers a long alternative), ``off_topic`` (a long answer to something else), ``empty``,
-    ``none`` (no refusal).
+    ``learned`` (no phrase matched; the embedding reading is confident it refuses), ``none`` (no
+    refusal).
+
+    ``reading``: ``rules`` (the phrase lists alone) or ``rules+embedding`` (``refusal_embed.py``, with
+    the ``refusal`` extra installed; ``p_embedding`` is its probability of a refusal). ``unsure``: the
+    readings disagree; ``refused`` is then the likelier reading, and a caller that must not be wrong
+    (``ComplianceDetector``) abstains.
     """
 
     model_config = ConfigDict(frozen=True)
 
     refused: bool
-    kind: Literal["explicit", "deflection", "redirect", "off_topic", "empty", "none"] = "none"
+    kind: Literal["explicit", "deflection", "redirect", "off_topic", "empty", "learned", "none"] = (
+        "none"
+    )
     evidence: str = ""
+    unsure: bool = False
+    reading: Literal["rules", "rules+embedding"] = "rules"
+    p_embedding: float | None = None
 
 
 def _segments(text: str) -> list[str]:

