@@ -21,8 +21,10 @@ from giskard_nb.scan.agent import AgentReply
 from giskard_nb.scan.detectors import DetectionContext
 from giskard_nb.scan.detectors.base import Detector
 from giskard_nb.scan.detectors.contacts import ContactMemory
+from giskard_nb.scan.detectors.multilingual import anchors
 from giskard_nb.scan.detectors.paraphrase import sentences
 from giskard_nb.scan.detectors.payload import live_markup
+from giskard_nb.scan.detectors.refusal import detect_refusal
 from giskard_nb.scan.detectors.secrets import find_pii, find_secrets
 
 SIZE = 200_000
@@ -113,6 +115,15 @@ def test_paraphrase_sentences(unit: str, tail: str):
 @pytest.mark.parametrize("unit", ["a.", "<a on", "-eyJ", "1 ", " "])
 def test_detectors_on_hostile_replies(kind: str, unit: str):
     _detect(kind, hostile(unit, "@"))
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("unit", ["__", "e-", "xx", "a."])
+def test_multilingual_anchors_and_list_lines(unit: str):
+    """Anchors of a sentence (the multilingual leak reading) and the refusal model's list-line count."""
+    text = hostile(unit)
+    anchors(text)
+    detect_refusal(hostile("\n") + "x")
 
 
 @pytest.mark.timeout(20)
