@@ -26,6 +26,7 @@ from giskard_nb.scan.detectors.paraphrase import sentences
 from giskard_nb.scan.detectors.payload import live_markup
 from giskard_nb.scan.detectors.refusal import detect_refusal
 from giskard_nb.scan.detectors.secrets import find_pii, find_secrets
+from giskard_nb.scan.detectors.topic import off_topic
 
 SIZE = 200_000
 
@@ -124,6 +125,7 @@ def test_multilingual_anchors_and_list_lines(unit: str):
     text = hostile(unit)
     anchors(text)
     detect_refusal(hostile("\n") + "x")
+    off_topic(hostile("\n") + "x", {"billing"})
 
 
 @pytest.mark.timeout(20)

@@ -32,7 +32,7 @@ _IDENTITY = re.compile(
     r"helper|concierge|representative)\b"
 )
 _DIRECTIVE = re.compile(
-    r"(?:^|[.!\n]\s*)(?:you (?:must|should|will|may|shall)(?: not| never| always)?|never|always|do not|"
+    r"(?:^|[.!\n][ \t]*+)(?:you (?:must|should|will|may|shall)(?: not| never| always)?|never|always|do not|"
     r"don't|only|under no circumstances)\b"
 )
 _INSTRUCTED = re.compile(
