@@ -31,7 +31,7 @@ from pydantic import ValidationError
 
 from giskard_nb.core.check import Check
 from giskard_nb.errors import GiskardNBError, GiskardValidationError, UnknownKindError
-from giskard_nb.hub.data_params import refuse_data_configuration
+from giskard_nb.hub.data_params import refuse_data_configuration, resolve_sealed_digests
 from giskard_nb.hub.models.base import format_validation_error
 from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec
@@ -149,9 +149,9 @@ def build_check(
     if identifier in custom:
         project_check = custom[identifier]
         configured = resolve_secret_params(project_check.params, what=f"check {identifier!r}")
-        source, params = project_check.type, {**configured, **spec.params}
+        source, params = project_check.type, {**configured, **resolve_sealed_digests(spec.params)}
     elif identifier in BUILTIN_CHECKS or identifier in Check.kinds():
-        source, params = identifier, dict(spec.params)
+        source, params = identifier, resolve_sealed_digests(spec.params)
     else:
         _load_optional()
         if identifier not in Check.kinds():
@@ -160,7 +160,7 @@ def build_check(
                 f"{', '.join(known_identifiers(custom))}. Create a project check with "
                 "hub.checks.create(project_id, identifier, name, params={'type': ...})."
             )
-        source, params = identifier, dict(spec.params)
+        source, params = identifier, resolve_sealed_digests(spec.params)
     try:
         kind = resolve_kind(source)
     except UnknownKindError:

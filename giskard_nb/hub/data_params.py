@@ -27,7 +27,7 @@ from typing import Any
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.secrets import is_secret_name
 
-__all__ = ["DATA_CONFIGURATION_ERROR", "refuse_data_configuration"]
+__all__ = ["DATA_CONFIGURATION_ERROR", "refuse_data_configuration", "resolve_sealed_digests"]
 
 #: The error every refused key is reported with (what to do instead included).
 DATA_CONFIGURATION_ERROR = (
@@ -73,6 +73,10 @@ _ENDPOINT_KEYS = frozenset(
         "azure_ad_token_provider",
     }
 )
+#: Check fields whose name looks secret but that hold no credential (sha256 digests a scan-regression
+#: check compares replies against, never sent anywhere).
+_NOT_CREDENTIALS = frozenset({"secret_digests"})
+_DIGEST = re.compile(r"sha256:\d{1,6}:[0-9a-f]{64}")
 _MODEL_FIELDS = frozenset({"generator", "embedding_model"})
 #: What a dataset may set in a model dict: the model's name, sampling, limits and retries.
 _MODEL_KEYS = frozenset(
@@ -122,7 +126,9 @@ def _problem(value: Any, where: str) -> str | None:
             here = f"{where}.{key}"
             if not isinstance(key, str):
                 continue
-            if is_secret_name(key) or key.lower() in _ENDPOINT_KEYS:
+            if key.lower() in _ENDPOINT_KEYS or (
+                is_secret_name(key) and key not in _NOT_CREDENTIALS
+            ):
                 return here
             found = _model_problem(item, here) if key in _MODEL_FIELDS else _problem(item, here)
             if found is not None:
@@ -162,3 +168,25 @@ def _plain_model_name(value: Any) -> bool:
         and len(value) <= _MAX_MODEL_NAME
         and _MODEL_NAME.fullmatch(value) is not None
     )
+
+
+def resolve_sealed_digests(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with the digests the Hub sealed in its secrets file (``secret_digests`` is a
+    secret-looking name, so its values are stored as ``${secret:<id>}``) read back. A reference is
+    replaced only by a digest (``sha256:<length>:<hex>``): a dataset naming another record's secret
+    (an agent's token) keeps the reference as written, and the check then errors on it."""
+    from giskard_nb.hub.secret_store import resolve_secret_refs
+
+    out = dict(params)
+    for key in _NOT_CREDENTIALS & set(params):
+        values = params[key]
+        if isinstance(values, list):
+            out[key] = [_digest_or_reference(v, resolve_secret_refs) for v in values]
+    return out
+
+
+def _digest_or_reference(value: Any, resolve: Any) -> Any:
+    if not isinstance(value, str) or "${secret:" not in value:
+        return value
+    found = resolve(value, strict=False, what="a digest")
+    return found if isinstance(found, str) and _DIGEST.fullmatch(found) else value

@@ -95,6 +95,20 @@ def test_the_reviewed_dataset_is_refused_and_nothing_reaches_its_server(env: Non
     assert AWS_SECRET not in _seen(server) and USER_KEY not in _seen(server)
 
 
+def test_every_check_field_a_dataset_may_set_is_allowed():
+    """No registered check has a field the data rules would refuse (only ``secret_digests``, which
+    holds sha256 digests, has a secret-looking name); a new one must be reviewed here."""
+    import giskard_nb.checks.llm
+    import giskard_nb.scan  # noqa: F401 - registers the scan-regression check
+    from giskard_nb.core.check import Check
+    from giskard_nb.hub.data_params import refuse_data_configuration
+
+    for kind in Check.kinds():
+        for field in Check.registered_class(kind).model_fields:
+            if field not in ("generator", "embedding_model"):
+                refuse_data_configuration({field: "value"}, what=kind)
+
+
 def _stored(hub: Hub, table: sa.Table, record_id: str) -> dict:
     with hub._db.read() as conn:
         row = conn.execute(sa.select(table.c.data).where(table.c.id == record_id)).one()
@@ -182,3 +196,20 @@ def test_a_project_check_configures_the_judge_and_data_references_stay_text(env:
         assert request.headers.get("authorization", "").endswith(AWS_SECRET[-4:])
         assert "${OPENAI_API_KEY}" in json.dumps(request.body)
         assert USER_KEY not in _seen(server)
+
+
+def test_only_sealed_digests_are_read_back_from_the_secrets_file():
+    """``secret_digests`` (a scan-regression check's field) is sealed by the Hub like any secret-named
+    value; reading it back yields digests only, never another record's secret."""
+    from giskard_nb.hub.data_params import resolve_sealed_digests
+
+    with Hub(":memory:") as hub:
+        project = hub.projects.create("p")
+        agent = hub.agents.create(
+            project.id, name="a", url="https://a.test", headers={"X-Api-Key": AGENT_TOKEN}
+        )
+        token_ref = _stored(hub, schema.agents, agent.id)["headers"]["X-Api-Key"]
+        digest = "sha256:9:" + "ab" * 32
+        digest_ref = hub._secrets.put(digest)
+        read = resolve_sealed_digests({"secret_digests": [token_ref, digest_ref], "x": token_ref})
+    assert read == {"secret_digests": [token_ref, digest], "x": token_ref}
