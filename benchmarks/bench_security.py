@@ -154,7 +154,7 @@ def report(results: dict[str, dict[int, tuple[float | None, str]]], limit: float
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=float, default=30.0)
+    parser.add_argument("--limit", type=float, default=10.0)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     args = parser.parse_args(argv if argv is not None else [])
     sizes = tuple(int(s) for s in args.sizes.split(","))
