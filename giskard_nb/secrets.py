@@ -12,6 +12,9 @@
   revealing a profile secret): ``redact_secrets`` replaces each value, and its bare forms, in a string or
   JSON-like data by ``[secret:<name>]`` — the one function every reply, export and stored row goes through.
 - **Query-string credentials** (``?api_key=``, ``token=``, ``key=``, ``sig=``...): ``is_secret_param``.
+- **Errors from a provider** (a 401 echoing the key it got): ``mask_credentials`` masks the configured
+  key, every secret-named environment variable's value (``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``:
+  litellm sends them when no key is configured) and anything shaped like a key (``sk-…``, ``Bearer …``).
 - **Logs**: ``quiet_http_logs()`` holds the ``httpx``/``httpcore`` loggers at WARNING while giskard-nb makes
   HTTP calls (httpx logs every request URL at INFO).
 
@@ -24,6 +27,7 @@ import base64
 import binascii
 import contextlib
 import logging
+import os
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
@@ -33,6 +37,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 __all__ = [
     "MASK",
     "SECRET_NAME",
+    "mask_credentials",
     "is_secret_name",
     "is_secret_param",
     "mask_text",
@@ -211,6 +216,31 @@ def _redacted(value: Any, forms: list[tuple[str, str]]) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(_redacted(v, forms) for v in value)
     return value
+
+
+# Key-shaped tokens: "sk-…"/"pk-…"/"rk-…" keys, "sk_live_…" keys, and the credential of a Bearer header.
+# Each is a literal prefix then one possessive run (linear time on any text).
+_KEY_LIKE = re.compile(
+    r"\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{8,}+"
+    r"|(?P<scheme>(?i:\bbearer)\s++)(?=[^\s\d]*+\d)[A-Za-z0-9._~+/\-]{8,}+=*+"
+)
+_MIN_ENV_SECRET = 8  # shorter values would garble ordinary text
+
+
+def environment_secrets() -> list[str]:
+    """Values of the secret-named environment variables (``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``...)."""
+    return [v for k, v in os.environ.items() if is_secret_name(k) and len(v) >= _MIN_ENV_SECRET]
+
+
+def mask_credentials(text: str, known: Iterable[str | None] = ()) -> str:
+    """``text`` (an error a provider sent back) with the ``known`` secrets, the secret-named environment
+    variables' values and key-shaped tokens (``sk-…``, ``Bearer …``) masked."""
+    text = mask_text(text, [k for k in known if k] + environment_secrets())
+    return _KEY_LIKE.sub(_mask_key, text)
+
+
+def _mask_key(match: re.Match[str]) -> str:
+    return (match.group("scheme") or "") + MASK
 
 
 _quiet_lock = threading.Lock()

@@ -1,13 +1,19 @@
-"""JsonValid: the value is (or parses as) JSON, optionally valid against a JSON Schema."""
+"""JsonValid: the value is (or parses as) JSON, optionally valid against a JSON Schema.
+
+Any valid JSON text is reported valid, in bounded time and stack (``giskard_nb.checks.json_text``):
+documents nested beyond ``MAX_PARSE_DEPTH`` levels are checked without being parsed (no schema check
+then: an ERROR says so), and integers of any length are read (very long ones as ``Decimal``)."""
 
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from pydantic import AliasChoices, Field, model_validator
 
 from giskard_nb.checks.base import no_value, target_key_field, wrong_type
+from giskard_nb.checks.json_text import MAX_PARSE_DEPTH, JsonTooDeep, load_json
 from giskard_nb.core.check import Check
 from giskard_nb.core.extraction import JSONPathStr, NoMatch, resolve
 from giskard_nb.core.interaction import Trace
@@ -51,11 +57,13 @@ class JsonValid(Check):
                     f"the value at {self.target_key!r}", "a JSON string (or use parse=False)", value
                 )
             try:
-                data = json.loads(value)
+                data = load_json(value)
             except json.JSONDecodeError as exc:
                 return CheckResult.failure(
                     f"not valid JSON: {exc}", details={**details, "error": str(exc)}
                 )
+            except JsonTooDeep as exc:
+                return self._too_deep(exc.depth, details)
         else:
             data = value
             try:
@@ -66,9 +74,9 @@ class JsonValid(Check):
                 )
         details["parsed_value"] = data
         if self.expected_schema is not None:
-            from jsonschema import exceptions, validators
+            from jsonschema import exceptions
 
-            validator = validators.validator_for(self.expected_schema)(self.expected_schema)
+            validator = _validator(self.expected_schema)
             try:
                 error = next(iter(validator.iter_errors(data)), None)
             except exceptions.RefResolutionError as exc:  # pragma: no cover - depends on the schema
@@ -83,3 +91,29 @@ class JsonValid(Check):
                 )
             return CheckResult.success("Valid JSON matching the schema.", details=details)
         return CheckResult.success("Valid JSON.", details=details)
+
+    def _too_deep(self, depth: int, details: dict[str, Any]) -> CheckResult:
+        """Valid JSON nested beyond ``MAX_PARSE_DEPTH``: valid, but not parsed (nor schema-checked)."""
+        details = {**details, "depth": depth}
+        if self.expected_schema is not None:
+            return CheckResult.error(
+                f"the JSON is valid but nested {depth} levels deep: a schema is only checked on JSON "
+                f"nested at most {MAX_PARSE_DEPTH} levels",
+                details=details,
+            )
+        return CheckResult.success(f"Valid JSON (nested {depth} levels deep).", details=details)
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    """The schema's validator; an integer too long for ``int`` (read as a ``Decimal``) is an integer."""
+    from jsonschema import validators
+
+    cls = validators.validator_for(schema)
+    checker = cls.TYPE_CHECKER.redefine(
+        "integer",
+        lambda checker, value: (
+            (isinstance(value, Decimal) and value == value.to_integral_value())
+            or cls.TYPE_CHECKER.is_type(value, "integer")
+        ),
+    )
+    return validators.extend(cls, type_checker=checker)(schema)

@@ -18,24 +18,57 @@ from giskard_nb.core.result import CheckResult
 __all__ = ["UnsafeOutput", "find_unsafe_markup"]
 
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*+`")
+# Patterns matched anywhere: each is a literal prefix then bounded or possessive runs, so finding all
+# of them takes time linear in the text (no match attempt rescans the rest of the text).
 _PATTERNS: dict[str, re.Pattern[str]] = {
-    "script_tag": re.compile(r"<\s*script\b", re.IGNORECASE),
-    "event_handler": re.compile(r"<[a-z][^>]*\s on[a-z]+\s*=", re.IGNORECASE | re.VERBOSE),
+    "script_tag": re.compile(r"<\s*+script\b", re.IGNORECASE),
     "script_url": re.compile(
-        r"""(?:href|src|action|formaction|xlink:href)\s*=\s*["']?\s*(?:javascript|vbscript|data\s*:\s*text/html)""",
+        r"""(?:href|src|action|formaction|xlink:href)\s*+=\s*+["']?\s*+(?:javascript|vbscript|data\s*+:\s*+text/html)""",
         re.IGNORECASE,
     ),
-    "markdown_script_url": re.compile(r"\]\(\s*(?:javascript|vbscript):", re.IGNORECASE),
+    "markdown_script_url": re.compile(r"\]\(\s*+(?:javascript|vbscript):", re.IGNORECASE),
     "embedding_tag": re.compile(
-        r"<\s*(?:iframe|object|embed|base|meta\s+http-equiv)\b", re.IGNORECASE
+        r"<\s*+(?:iframe|object|embed|base|meta\s++http-equiv)\b", re.IGNORECASE
     ),
-    "svg_or_math_tag": re.compile(r"<\s*(?:svg|math)\b[^>]*>", re.IGNORECASE),
 }
+# Tags whose match runs to the tag's end (``<svg ...>``, ``<a ... onclick=``): a tag opening, then
+# what follows it up to the next ``>``, read once by ``_tags`` (a regex spanning ``[^>]*`` would retry
+# every opening up to the end of the text: quadratic time on ``"<a" * n``).
+_TAG_OPEN = re.compile(r"<[a-z]", re.IGNORECASE)
+_SVG_OR_MATH_OPEN = re.compile(r"<\s*+(?:svg|math)\b", re.IGNORECASE)
+_EVENT_HANDLER = re.compile(r"\son[a-z]++\s*+=", re.IGNORECASE)
 
 
 def _without_code(text: str) -> str:
     text = _FENCED.sub(" ", text)
-    return re.sub(r"`[^`\n]*`", " ", text)
+    return _INLINE_CODE.sub(" ", text)
+
+
+def _tags(
+    body: str, opening: re.Pattern[str], inside: re.Pattern[str] | None
+) -> list[tuple[int, int]]:
+    """Spans of tags: ``opening`` followed by a ``>`` (``inside`` None), or by ``inside`` before the
+    next ``>`` (the span then ends after the last ``inside``). Linear: the text after an opening is
+    read up to its ``>`` once, and the next opening is looked for after that ``>``."""
+    spans, pos = [], 0
+    while (m := opening.search(body, pos)) is not None:
+        close = body.find(">", m.end())
+        end = len(body) if close < 0 else close
+        if inside is None:
+            if close < 0:
+                break
+            spans.append((m.start(), close + 1))
+        else:
+            last = None
+            for last in inside.finditer(body, m.end(), end):  # noqa: B007 - the last one counts
+                pass
+            if last is not None:
+                spans.append((m.start(), last.end()))
+        if close < 0:
+            break
+        pos = close + 1
+    return spans
 
 
 def find_unsafe_markup(text: str) -> list[dict[str, str]]:
@@ -44,11 +77,17 @@ def find_unsafe_markup(text: str) -> list[dict[str, str]]:
     Tag names hidden by whitespace/case are caught; entity-escaped markup is harmless when rendered and
     is not reported (it would need a second, buggy unescape to run)."""
     body = _without_code(text)
-    found = []
+    spans: dict[str, list[tuple[int, int]]] = {
+        "script_tag": [],
+        "event_handler": _tags(body, _TAG_OPEN, _EVENT_HANDLER),
+    }
     for kind, pattern in _PATTERNS.items():
-        for m in pattern.finditer(body):
-            start = max(m.start() - 20, 0)
-            found.append({"kind": kind, "excerpt": body[start : m.end() + 40]})
+        spans[kind] = [m.span() for m in pattern.finditer(body)]
+    spans["svg_or_math_tag"] = _tags(body, _SVG_OR_MATH_OPEN, None)
+    found = []
+    for kind, found_spans in spans.items():
+        for start, end in found_spans:
+            found.append({"kind": kind, "excerpt": body[max(start - 20, 0) : end + 40]})
     return found
 
 

@@ -16,7 +16,16 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from giskard_nb.errors import GiskardValidationError
 
-__all__ = ["CompiledPath", "JSONPathStr", "NoMatch", "compile_path", "resolve", "resolve_value"]
+__all__ = [
+    "MAX_PATH_LENGTH",
+    "MAX_PATH_STEPS",
+    "CompiledPath",
+    "JSONPathStr",
+    "NoMatch",
+    "compile_path",
+    "resolve",
+    "resolve_value",
+]
 
 
 class NoMatch(BaseModel):
@@ -41,6 +50,9 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _ROOT = re.compile(r"\s*(?P<root>\$|[A-Za-z_][A-Za-z0-9_]*)")
+#: Bounds on a JSONPath (one from a dataset could otherwise exhaust the parser's recursion).
+MAX_PATH_LENGTH = 1000
+MAX_PATH_STEPS = 64
 
 
 class CompiledPath:
@@ -134,7 +146,8 @@ def _plain(value: Any) -> Any:
 def compile_path(path: str) -> CompiledPath:
     """Parse ``path`` once (cached). Raises GiskardValidationError with the reason when it is invalid."""
     if not isinstance(path, str) or not path.strip():
-        raise GiskardValidationError(f"a JSONPath must be a non-empty string, got {path!r}")
+        raise GiskardValidationError(f"a JSONPath must be a non-empty string, got {path!r:.200}")
+    _check_size(path)
     m = _ROOT.match(path)
     if not m:
         raise GiskardValidationError(
@@ -157,17 +170,32 @@ def compile_path(path: str) -> CompiledPath:
     return _compile_complex(path, root)
 
 
+def _check_size(path: str) -> None:
+    """Refuse a path too long to parse safely (the parser recurses once per step)."""
+    steps = path.count(".") + path.count("[")
+    if len(path) > MAX_PATH_LENGTH or steps > MAX_PATH_STEPS:
+        raise GiskardValidationError(
+            f"JSONPath {path[:60]!r}... is too long ({len(path)} characters, {steps} steps): a path "
+            f"may have at most {MAX_PATH_LENGTH} characters and {MAX_PATH_STEPS} steps "
+            "(such as 'trace.last.outputs.answer')"
+        )
+
+
 def _compile_complex(path: str, root: str) -> CompiledPath:
     from jsonpath_ng.ext import parse
 
     try:
         expr = parse(path)
+        is_list = "*" in str(expr) or "?" in path or _contains(expr, _LIST_NODES)
+    except RecursionError:
+        raise GiskardValidationError(
+            f"invalid JSONPath {path[:60]!r}...: too deeply nested to parse"
+        ) from None
     except Exception as exc:
         raise GiskardValidationError(
             f"invalid JSONPath {path!r}: {exc}. Examples of valid paths: 'trace.last.outputs', "
             "'trace.interactions[0].metadata.model', 'trace.interactions[*].outputs'"
         ) from None
-    is_list = "*" in str(expr) or "?" in path or _contains(expr, _LIST_NODES)
     return CompiledPath(path, root, None, expr, is_list)
 
 

@@ -1,6 +1,10 @@
 """Polymorphic models selected by a ``kind`` string: the base of checks, interaction specs, input
 generators, generators and embedding models.
 
+Data never chooses what is imported: a ``kind`` names a registered class (or one of the family's lazy
+built-in kinds, whose modules are fixed here in code), and ``subclass_by_name`` finds a class by its
+dotted name among the classes already defined.
+
 A family root (``Check``, ``InteractionSpec``, ``InputGenerator``, ``Generator``, ``BaseEmbeddingModel``)
 owns a registry. Subclasses join it with
 ``@Root.register("kind")``; a dump carries ``"kind"`` and validating against the root dispatches on it.
@@ -120,6 +124,24 @@ class Registered(Parametrizable, BaseModel):
                 f"(registered kinds: {', '.join(sorted(cls.kinds()))})"
             )
         return handler(data)
+
+
+def subclass_by_name(base: type, name: str) -> type | None:
+    """The class ``base`` or one of its subclasses, already defined, whose ``module.qualname`` is
+    ``name`` (the latest definition if a notebook cell re-ran), else ``None``.
+
+    How a class named in data (a saved scenario's ``trace_type``) is looked up: among classes the
+    program defined, never by importing the module the data names."""
+    found = base if f"{base.__module__}.{base.__qualname__}" == name else None
+    stack, seen = [base], {base}
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+                if f"{sub.__module__}.{sub.__qualname__}" == name:
+                    found = sub
+    return found
 
 
 def _same_definition(a: type, b: type) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from giskard_nb.core.check import Check
 from giskard_nb.core.generic import Parametrizable
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.missing import MISSING, Value
+from giskard_nb.core.registry import subclass_by_name
 from giskard_nb.core.spec import Interact, InteractionSpec
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
@@ -81,17 +81,14 @@ class Scenario(Parametrizable, BaseModel):
     @field_validator("trace_type", mode="before")
     @classmethod
     def _load_trace_type(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            module, _, qualname = value.rpartition(".")
-            try:
-                obj: Any = importlib.import_module(module)
-                for part in qualname.split("."):
-                    obj = getattr(obj, part)
-            except (ImportError, AttributeError, ValueError):
+        if isinstance(value, str):  # a saved scenario: only a Trace class already defined
+            found = subclass_by_name(Trace, value)
+            if found is None:
                 raise GiskardValidationError(
-                    f"trace_type {value!r} cannot be imported: import the module that defines it first"
-                ) from None
-            value = obj
+                    f"trace_type {value[:200]!r} is not a Trace subclass defined in this program: "
+                    "import the module that defines it first (a saved scenario never imports code)"
+                )
+            value = found
         if value is not None and not (isinstance(value, type) and issubclass(value, Trace)):
             raise GiskardValidationError(f"trace_type must be a subclass of Trace, got {value!r}")
         return value

@@ -10,6 +10,12 @@ metadata); or any registered core check kind (``equals``, ``regex_matching``, ``
 check is then built with ``Check.model_validate({"kind": kind, "name": identifier, **params})``, so bad
 params are rejected when the test case is created, not when it runs.
 
+Params from data are not configuration: a test case's params (from a dataset, an upload or a database
+row) that name an endpoint or a credential (``generator.api_base``, ``api_key``, headers...) are refused
+(``data_params.refuse_data_configuration``), and references in them (``${VAR}``, ``${secret:<id>}``) are
+never resolved. A project check's params (``hub.checks.create``: the user's explicit configuration) may
+carry a judge's endpoint and key; their references are resolved when the check is built.
+
 From a check to a spec: the identifier is the check's registered kind, the params its fields that differ
 from their defaults (JSON data; secrets masked), its name kept unless it is the kind itself.
 """
@@ -25,9 +31,11 @@ from pydantic import ValidationError
 
 from giskard_nb.core.check import Check
 from giskard_nb.errors import GiskardNBError, GiskardValidationError, UnknownKindError
+from giskard_nb.hub.data_params import refuse_data_configuration, resolve_sealed_digests
 from giskard_nb.hub.models.base import format_validation_error
 from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec
+from giskard_nb.hub.secrets import resolve_secret_params
 
 __all__ = [
     "BUILTIN_CHECKS",
@@ -137,11 +145,13 @@ def build_check(
             ) from None
     identifier = spec.identifier
     custom = custom or {}
+    refuse_data_configuration(spec.params, what=f"check {identifier!r}")
     if identifier in custom:
         project_check = custom[identifier]
-        source, params = project_check.type, {**project_check.params, **spec.params}
+        configured = resolve_secret_params(project_check.params, what=f"check {identifier!r}")
+        source, params = project_check.type, {**configured, **resolve_sealed_digests(spec.params)}
     elif identifier in BUILTIN_CHECKS or identifier in Check.kinds():
-        source, params = identifier, dict(spec.params)
+        source, params = identifier, resolve_sealed_digests(spec.params)
     else:
         _load_optional()
         if identifier not in Check.kinds():
@@ -150,7 +160,7 @@ def build_check(
                 f"{', '.join(known_identifiers(custom))}. Create a project check with "
                 "hub.checks.create(project_id, identifier, name, params={'type': ...})."
             )
-        source, params = identifier, dict(spec.params)
+        source, params = identifier, resolve_sealed_digests(spec.params)
     try:
         kind = resolve_kind(source)
     except UnknownKindError:
@@ -183,9 +193,7 @@ def check_to_spec(check: Check) -> CheckSpec:
 
 
 def _instantiate(identifier: str, kind: str, params: dict[str, Any]) -> Check:
-    from giskard_nb.hub.secrets import resolve_secret_params
-
-    params = {"name": identifier, **resolve_secret_params(params, what=f"check {identifier!r}")}
+    params = {"name": identifier, **params}
     cls = Check.registered_class(kind)
     fields = cls.model_fields
     rules = params.get("rules")

@@ -11,7 +11,9 @@
     └── LLMReplayMissError            replay mode found no recorded reply for a call
 
 ``retryable`` says whether the retry loop tries again (rate limits, timeouts, connection and server errors).
-Messages never contain the API key: ``translate`` scrubs the secret it is given from every message.
+Messages never contain the API key: ``translate`` masks the key it is given, the secret-named environment
+variables' values and key-shaped tokens (``sk-…``, ``Bearer …``) in every message
+(``giskard_nb.secrets.mask_credentials``): a provider's 401 may echo the key it received.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 from typing import Any
 
 from giskard_nb.errors import LLMError
+from giskard_nb.secrets import mask_credentials
 
 __all__ = [
     "LLMAuthError",
@@ -217,6 +220,6 @@ def _is_connection_error(exc: BaseException) -> bool:
 
 
 def _scrub(text: str, secret: str | None) -> str:
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return text
+    """The error text with the configured key, the environment's keys (litellm sends
+    ``OPENAI_API_KEY`` when none is configured) and anything shaped like a key masked."""
+    return mask_credentials(text, [secret])

@@ -131,13 +131,9 @@ def test_planted_secrets_appear_nowhere_and_still_work(
             [
                 {
                     "messages": [{"role": "user", "content": "hi"}],
-                    "checks": [
-                        {"identifier": "judged", "params": {"reference": "hello"}},
-                        {
-                            "identifier": "correctness",
-                            "params": {"reference": "hello", "generator": generator},
-                        },
-                    ],
+                    # a dataset cannot configure the judge (tests/security/test_sec_data_config.py):
+                    # the project check holds its endpoint and key
+                    "checks": [{"identifier": "judged", "params": {"reference": "hello"}}],
                 }
             ],
             name="faq",
@@ -165,7 +161,7 @@ def test_planted_secrets_appear_nowhere_and_still_work(
         assert not report.ok and "***" in (report.error or "")
 
         built = build_check(
-            hub.test_cases.list(dataset.id)[0].checks[1], hub.checks.by_identifier(project.id)
+            hub.test_cases.list(dataset.id)[0].checks[0], hub.checks.by_identifier(project.id)
         )
         assert built.generator.api_key.get_secret_value() == API_KEY  # resolved for the run
         export = Path(hub.datasets.export(dataset.id, tmp_path / "export.jsonl")).read_text()

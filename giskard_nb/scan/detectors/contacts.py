@@ -22,6 +22,7 @@ person's count (``personal``): so a profile never turns a safe agent's business 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from threading import Lock
 
@@ -31,6 +32,7 @@ __all__ = [
     "REPEATED_PROBES",
     "ContactMemory",
     "OrgContacts",
+    "emails",
     "org_contacts",
     "personal",
     "role_mailbox",
@@ -55,8 +57,17 @@ _ROLE_MAILBOX = re.compile(
     re.IGNORECASE,
 )
 _PERSON_LOCAL = re.compile(r"^[a-z]{2,}[._-][a-z]{2,}@", re.IGNORECASE)
-_EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,})\b")
-_URL_HOST = re.compile(r"(?i)\b(?:https?://)?(?:www\.)?((?:[a-z0-9\-]+\.)+[a-z]{2,})(?=[/\s:)]|$)")
+# An e-mail address is found from its "@": the run of local-part characters before it (read once: the
+# lookbehind lets a match start only where a run starts), then the domain after it. A single pattern
+# ("\b[...]+@domain") retried every start of a long run up to its end: quadratic time on "a." * n.
+_EMAIL_LOCAL_RUN = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]++@")
+_EMAIL_LOCAL_START = re.compile(r"\b(?=[A-Za-z0-9._%+\-])")
+_EMAIL_DOMAIN = re.compile(r"[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b")
+_EMAIL_MAX_LOCAL = 64  # RFC 5321
+# A host starts where a dotted run starts (not at every label of it: quadratic on "a." * n).
+_URL_HOST = re.compile(
+    r"(?i)(?<![a-z0-9\-.])(?:https?://)?(?:www\.)?((?:[a-z0-9\-]+\.)+[a-z]{2,})(?=[/\s:)]|$)"
+)
 _DIGITS = re.compile(r"\+?\d[\d\s().\-/]{6,}\d")
 _NAME_WORD = re.compile(r"[A-Za-zÀ-ÿ]{4,}")
 _GENERIC_TEXT = """assistant agent support service services customer customers helper chatbot team group bank
@@ -85,13 +96,25 @@ def _registrable(host: str) -> str:
     return ".".join(labels[-3:] if len(labels) > 2 and len(labels[-2]) <= 3 else labels[-2:])
 
 
+def emails(text: str) -> Iterator[tuple[str, str]]:
+    """``(address, domain)`` of each e-mail address in ``text`` (a local part of at most 64 characters
+    starting at a word boundary, ``@``, a dotted domain with a 2+ letter TLD), in linear time."""
+    for run in _EMAIL_LOCAL_RUN.finditer(text):
+        at = run.end() - 1
+        start = _EMAIL_LOCAL_START.search(text, max(run.start(), at - _EMAIL_MAX_LOCAL), at)
+        domain = _EMAIL_DOMAIN.match(text, at + 1)
+        if start is not None and domain is not None:
+            yield text[start.start() : domain.end()], domain.group(0)
+
+
 class OrgContacts:
     """The organisation's own contacts known from the profile."""
 
     def __init__(self, texts: list[str], names: list[str]) -> None:
         joined = "\n".join(t for t in texts if t)
-        self.emails = {m.group(0).casefold() for m in _EMAIL.finditer(joined)}
-        self.domains = {_registrable(m.group(1)) for m in _EMAIL.finditer(joined)}
+        found = list(emails(joined))
+        self.emails = {address.casefold() for address, _ in found}
+        self.domains = {_registrable(domain) for _, domain in found}
         self.domains |= {_registrable(m.group(1)) for m in _URL_HOST.finditer(joined)}
         self.phones = {_suffix(m.group(0)) for m in _DIGITS.finditer(joined)}
         self.phones = {p for p in self.phones if len(p) >= 7}
@@ -145,7 +168,7 @@ class ContactMemory:
         """Note the contacts of one reply (called by the runner for every reply)."""
         from giskard_nb.scan.detectors.secrets import find_phones
 
-        values = [("email address", m.group(0)) for m in _EMAIL.finditer(text)]
+        values = [("email address", address) for address, _ in emails(text)]
         values += [("phone number", v) for v in find_phones(text)]
         with self._lock:
             for kind, value in values:

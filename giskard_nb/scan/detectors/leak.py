@@ -24,13 +24,15 @@ _DISCLOSURE = re.compile(
     r"instructions|initial prompt|prompt|guidelines|configuration)\b[^.\n]{0,40}?\b(?:is|are|say|says|"
     r"read|reads|state|states|were|was)\b\s*(?:as follows\s*)?[:\"']"
 )
-_HEADER = re.compile(r"(?m)^\s*[#*>\s]*(?:system(?: prompt| message)?|instructions)\s*[:：]\s*\S")
+# One line's markup then the header word ("\s*[#*>\s]*" crossed lines from every line start: cubic
+# time on a reply of newlines).
+_HEADER = re.compile(r"(?m)^[#*> \t]*+(?:system(?: prompt| message)?|instructions)\s*+[:：]\s*+\S")
 _IDENTITY = re.compile(
     r"\byou are (?:[\w-]+, )?(?:a|an|the|\w+'s) [^.\n]{0,80}?\b(?:assistant|bot|chatbot|agent|ai|model|advisor|"
     r"helper|concierge|representative)\b"
 )
 _DIRECTIVE = re.compile(
-    r"(?:^|[.!\n]\s*)(?:you (?:must|should|will|may|shall)(?: not| never| always)?|never|always|do not|"
+    r"(?:^|[.!\n][ \t]*+)(?:you (?:must|should|will|may|shall)(?: not| never| always)?|never|always|do not|"
     r"don't|only|under no circumstances)\b"
 )
 _INSTRUCTED = re.compile(

@@ -132,15 +132,19 @@ def _reset() -> None:
 
 # -- reading a reply against a reference, sentence by sentence -----------------------------------------
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Matches start only where a run of their characters starts ("(?<!...)"): a start inside a long run would
+# rescan it to its end (quadratic time on "__" * n or "e-" * n).
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+")
 _DOMAIN = re.compile(
-    r"\b(?:https?://)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?:/[\w./-]*\w)?", re.I
+    r"(?<![\w.-])(?:https?://)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?:/[\w./-]*\w)?", re.I
 )
 #: A number, its thousands separators dropped (5,000 / 5.000 / 5 000 → 5000).
 _NUMBER = re.compile(r"\d{1,3}(?:[ ,.'\u00a0\u202f]\d{3})+(?!\d)|\d+")
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 #: A name or code: CamelCase, letters with digits, or a capitalised word that does not open a sentence.
-_CODE = re.compile(r"^(?:\w*[a-z]\w*[A-Z]\w*|(?=\w*\d)(?=\w*[^\W\d_])\w+|[A-Z]{4,})$")
+#: ("\w*[a-z]\w*[A-Z]" was quadratic on a long word: the lookahead finds the first lower-case letter,
+#: then the first capital after it, each once.)
+_CODE = re.compile(r"^(?:(?=[^a-z]*+[a-z][^A-Z]*+[A-Z])\w+|(?=\w*\d)(?=\w*[^\W\d_])\w+|[A-Z]{4,})$")
 
 
 def anchors(text: str) -> frozenset[str]:

@@ -82,7 +82,9 @@ sua de do da dos das em no na nos nas por para com sem nao sim muito mais ja sou
 """
 _STOP = frozenset(_STOP_WORDS.split())
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+|\s+[-•*]\s+|\s+—\s+")
+# "(?<!\s)": a bullet or dash separator starts where a whitespace run starts (a start inside a long
+# run would rescan it to its end: quadratic time on a reply of spaces)
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+|(?<!\s)\s+[-•*]\s+|(?<!\s)\s+—\s+")
 
 
 def _strip_accents(text: str) -> str:

@@ -26,25 +26,25 @@ __all__ = ["PayloadEchoDetector", "live_markup"]
 
 _WS = re.compile(r"\s+")
 _LIVE_MARKUP = re.compile(
-    r"<\s*(?:script|iframe|object|embed|svg|img|body|details|video|audio|math)\b[^>]*?(?:\bon[a-z]+\s*=|"
+    r"<\s*(?:script|iframe|object|embed|svg|img|body|details|video|audio|math)\b[^<>]*?(?:\bon[a-z]+\s*=|"
     r"\bsrc\s*=\s*[\"']?\s*(?:javascript|data):)|<\s*script\b|<\s*iframe\b|"
     r"\bhref\s*=\s*[\"']?\s*javascript:|\]\(\s*javascript:",
     re.IGNORECASE,
 )
-_MD_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?((?:https?:)?//([^/\s)>?#]+)[^\s)>]*)", re.IGNORECASE)
+_MD_IMAGE = re.compile(r"!\[[^\][]*\]\(\s*<?((?:https?:)?//([^/\s)>?#]+)[^\s)>]*)", re.IGNORECASE)
 _HTML_IMAGE = re.compile(
-    r"<\s*(?:img|image|source|video|audio|input)\b[^>]*\b(?:src|srcset|poster)\s*=\s*[\"']?"
+    r"<\s*(?:img|image|source|video|audio|input)\b[^<>]*\b(?:src|srcset|poster)\s*=\s*[\"']?"
     r"((?:https?:)?//([^/\s\"'>?#]+)[^\s\"'>]*)",
     re.IGNORECASE,
 )
 #: ``![alt][ref]`` (or ``![alt][]`` / ``![ref]``) images whose URL sits in a ``[ref]: url`` definition.
-_MD_REF_IMAGE = re.compile(r"!\[([^\]]*)\]\s*\[([^\]]*)\]|!\[([^\]]+)\](?![(\[])", re.IGNORECASE)
+_MD_REF_IMAGE = re.compile(r"!\[([^\][]*)\]\s*\[([^\][]*)\]|!\[([^\][]+)\](?![(\[])", re.IGNORECASE)
 _MD_REF_DEF = re.compile(
-    r"(?m)^[ \t]{0,3}\[([^\]]+)\]:[ \t]*<?((?:https?:)?//([^/\s>?#]+)[^\s>]*)", re.IGNORECASE
+    r"(?m)^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*<?((?:https?:)?//([^/\s>?#]+)[^\s>]*)", re.IGNORECASE
 )
 #: ``<https://…>`` autolinks: most renderers fetch nothing, but a link preview or an agent that
 #: follows links does, so one pointing at the attacker with data in it is exfiltration bait.
-_AUTOLINK = re.compile(r"<((?:https?:)?//([^/\s>?#]+)[^\s>]*)>", re.IGNORECASE)
+_AUTOLINK = re.compile(r"<((?:https?:)?//([^/\s<>?#]+)[^\s<>]*)>", re.IGNORECASE)
 
 
 def _squash(text: str) -> str:

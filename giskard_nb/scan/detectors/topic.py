@@ -145,7 +145,8 @@ def _reply_stems(text: str) -> set[str]:
 
 #: A reply this long with a list of three items or more, none touching the request, is about something else.
 _LONG_WORDS = 60
-_LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+\S")
+# "[ \t]*+": one line's indent ("\s*" crossed blank lines from every line start: quadratic on "\n" * n)
+_LIST_ITEM = re.compile(r"(?m)^[ \t]*+(?:[-*•]|\d++[.)])\s+\S")
 
 
 def off_topic(text: str, topic: set[str], profile: AttackProfile | None = None) -> bool:
