@@ -51,7 +51,7 @@ _missing = False
 class MultilingualEncoder:
     """USE multilingual v3 behind a per-text cache (``cache_size`` texts, least recently used out)."""
 
-    def __init__(self, model: Any, *, cache_size: int = 4096) -> None:
+    def __init__(self, model: Any, *, cache_size: int = 8192) -> None:
         self._model = model
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._cache_size = cache_size
