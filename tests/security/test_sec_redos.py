@@ -111,9 +111,17 @@ def test_paraphrase_sentences(unit: str, tail: str):
 
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize(
-    "kind", ["pii_leak", "secret_leak", "payload_echo", "system_prompt_leak", "ansi_escape"]
+    "kind",
+    [
+        "pii_leak",
+        "secret_leak",
+        "payload_echo",
+        "system_prompt_leak",
+        "ansi_escape",
+        "unrequested_action",
+    ],
 )
-@pytest.mark.parametrize("unit", ["a.", "<a on", "-eyJ", "1 ", " "])
+@pytest.mark.parametrize("unit", ["a.", "<a on", "-eyJ", "1 ", " ", "`"])
 def test_detectors_on_hostile_replies(kind: str, unit: str):
     _detect(kind, hostile(unit, "@"))
 
@@ -151,3 +159,14 @@ def _detect(kind: str, text: str) -> object:
     ctx = DetectionContext(attack=attack, replies=[AgentReply(text=text)], profile=profile)
     found = Detector.registered_class(kind)().detect(ctx)
     return run_sync(found) if hasattr(found, "__await__") else found
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("unit", ["`", "`a` ", '"a" ', "> x\n", "« a » "])
+def test_quotations_are_read_once(unit: str):
+    """The quotation reader (quoting.py) placed each quotation by rescanning the whole reply: a reply of
+    backticks took 24 s at 100 KB in unrequested_action."""
+    from giskard_nb.scan.detectors.quoting import own_output
+
+    reply = hostile(unit)
+    assert len(own_output(reply, reply[:200])) == len(reply)

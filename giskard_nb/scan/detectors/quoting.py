@@ -23,6 +23,7 @@ modifié", "no he transferido", "ich habe nichts überwiesen", "non ho trasferit
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 
@@ -160,6 +161,9 @@ _DELIVERING = re.compile(
 )
 
 
+_END = 1 << 62  # sorts after any end offset (bisection on (start, end) pairs)
+
+
 def _segments(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _SENTENCE.finditer(text) if m.end() > m.start()]
 
@@ -181,9 +185,17 @@ def quoted_spans(text: str) -> list[tuple[int, int, str]]:
         for m in pattern.finditer(text)
     ]
     candidates += [(m.start(1), m.end(1), "framed") for m in _FRAMING.finditer(text)]
+    fences = sorted(found)  # they do not overlap each other
+    fence_starts = [a for a, _, _ in fences]
+    reach = -1  # the end of the quotations kept so far (sorted by start: outermost first)
     for start, end, kind in sorted(candidates, key=lambda s: (s[0], -s[1])):
-        if not any(a < end and start < b for a, b, _ in found):
-            found.append((start, end, kind))
+        if start < reach:
+            continue
+        i = bisect.bisect_left(fence_starts, end)  # the last fence starting before ``end``
+        if i and fences[i - 1][1] > start:
+            continue
+        found.append((start, end, kind))
+        reach = end
     return sorted(found)
 
 
@@ -236,18 +248,24 @@ def _from_source(quote: str, source: str) -> bool:
     return sum(w in known for w in words) >= 0.6 * len(words)
 
 
-def _context(own: str, start: int, end: int, kind: str) -> tuple[str, str]:
+def _context(
+    own: str, segments: list[tuple[int, int]], start: int, end: int, kind: str
+) -> tuple[str, str]:
     """(lead, around) of a quotation, quotations blanked: ``lead`` is the sentence holding it (for a
     blockquote or a fence, the line introducing it too); ``around`` is ``lead`` and the next sentence.
-    Blank lines and other quotations are skipped over."""
-    segments = [(a, b) for a, b in _segments(own) if own[a:b].strip()]
-    inside = [(a, b) for a, b in segments if a < end and start < b]
-    before = [(a, b) for a, b in segments if b <= start and (a, b) not in inside]
-    after = [(a, b) for a, b in segments if a >= end and (a, b) not in inside]
+    Blank lines and other quotations are skipped over. ``segments``: the non-blank sentences of
+    ``own``, in order (found once per reply: each quotation's are found by bisection, so a reply of
+    many quotations is read in linear time)."""
+    first = bisect.bisect_right(segments, (start, _END))  # segments starting at or before start
+    lo = first - 1 if first and segments[first - 1][1] > start else first
+    hi = bisect.bisect_left(segments, (end, -1))  # segments starting before end
+    inside = segments[lo:hi]
     lead = " ".join(own[a:b] for a, b in inside)
-    if kind in ("blockquote", "fence") and before:
-        lead = own[before[-1][0] : before[-1][1]] + " " + lead
-    around = lead + (" " + own[after[0][0] : after[0][1]] if after else "")
+    if kind in ("blockquote", "fence") and lo > 0:
+        a, b = segments[lo - 1]
+        lead = own[a:b] + " " + lead
+    after = segments[hi] if hi < len(segments) else None
+    around = lead + (" " + own[after[0] : after[1]] if after else "")
     return lead, around
 
 
@@ -262,7 +280,8 @@ def own_output(text: str, source: str = "") -> str:
     if not spans:
         return text
     own = _blank(text, spans)
-    anywhere = any(_declining(own[a:b]) for a, b in _segments(own))
+    segments = [(a, b) for a, b in _segments(own) if own[a:b].strip()]
+    anywhere = any(_declining(own[a:b]) for a, b in segments)
     exempt = []
     for start, end, kind in spans:
         if not _from_source(text[start:end], source):
@@ -271,7 +290,7 @@ def own_output(text: str, source: str = "") -> str:
             if anywhere:
                 exempt.append((start, end, kind))
             continue
-        lead, around = _context(own, start, end, kind)
+        lead, around = _context(own, segments, start, end, kind)
         if _delivered(lead):
             continue  # "Sure! Here it is: …": presented as the answer
         if _declining(around) or ATTRIBUTION.search(normalize(around)):
