@@ -261,3 +261,12 @@ def test_importing_the_package_loads_neither_the_encoder_nor_numpy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+@needs_extra
+def test_without_a_request_the_rules_read_alone():
+    """The embedding reads a reply against its request; the detectors that ask about a reply alone get
+    the rules' reading (the embedding took an affirmation for a refusal there, hiding a finding)."""
+    reply = "Yes, that's correct! Happy to help with anything else about our policies today."
+    verdict = detect_refusal(reply)
+    assert verdict == rule_verdict(reply) and not verdict.refused and verdict.reading == "rules"

@@ -33,9 +33,12 @@ __all__ = ["ComplianceDetector", "RefusalVerdict", "detect_refusal", "refusal_pr
 
 def detect_refusal(text: str, goal: str | None = None) -> RefusalVerdict:
     """Whether ``text`` refuses the request ``goal`` (words copied from the goal are not content): the
-    rules' reading, combined with the embedding reading when the ``refusal`` extra is installed."""
+    rules' reading, combined with the embedding reading when the ``multilingual`` extra is installed
+    and the request is known (the embedding reads a reply against its request: without one it took
+    "Yes, that's correct! Happy to help with anything else" for a refusal, which would hide a finding
+    from every detector gated on a refusal)."""
     verdict, sig = rule_reading(text, goal)
-    if sig is None:  # empty or off-topic: the rules decide
+    if sig is None or not (goal or "").strip():  # empty, off-topic or no request: the rules decide
         return verdict
     p = embed_probability(text, goal)
     return combine(text, verdict, p, None if p is None else load_embedding_model())
