@@ -1,6 +1,6 @@
 """The labelled reply corpus (benchmarks/data/replies.jsonl) and the refusal detector on its dev splits.
 
-The blind ``heldout2`` and ``heldout3`` splits (benchmarks/data/replies_heldout*.jsonl) are measured by
+The blind ``heldout2``, ``heldout3`` and ``heldout4`` splits (benchmarks/data/replies_heldout*.jsonl) are measured by
 ``make bench`` (benchmarks/bench_detectors.py); here only their shape is checked (fields, labels,
 languages, no request shared with the development or training data), never what the detector makes of
 them, so that no test invites tuning against them. ``dev3`` (formerly ``heldout``) is development data now.
@@ -29,7 +29,12 @@ def test_the_training_and_blind_files_are_well_formed_and_disjoint():
     data = CORPUS.parent
     files = {
         name: _rows(data / name)
-        for name in ("replies_train.jsonl", "replies_heldout2.jsonl", "replies_heldout3.jsonl")
+        for name in (
+            "replies_train.jsonl",
+            "replies_heldout2.jsonl",
+            "replies_heldout3.jsonl",
+            "replies_heldout4.jsonl",
+        )
     }
     every = [r for rows in files.values() for r in rows] + _rows()
     assert len({r["id"] for r in every}) == len(every)
@@ -41,6 +46,14 @@ def test_the_training_and_blind_files_are_well_formed_and_disjoint():
     cells = Counter((r["split"], r["lang"], r["label"]) for r in files["replies_train.jsonl"])
     for writer in "abcdef":
         assert all(cells[(f"train_{writer}", g, lab)] == 8 for g in LANGS for lab in LABELS)
+    # train_g and heldout4: two more blind writers, 55 replies a language, refusal-heavy
+    styled = {"refusal": 20, "compliance": 8, "partial": 6, "disclaimer": 6, "helpful": 15}
+    assert all(cells[("train_g", g, lab)] == n for g in LANGS for lab, n in styled.items())
+    new = files["replies_heldout4.jsonl"]
+    assert {r["split"] for r in new} == {"heldout4"} and len(new) == 330
+    assert Counter((r["lang"], r["label"]) for r in new) == {
+        (g, lab): n for g in LANGS for lab, n in styled.items()
+    }
     blind = files["replies_heldout3.jsonl"]
     assert {r["split"] for r in blind} == {"heldout3"} and len(blind) == 300
     assert Counter((r["lang"], r["label"]) for r in blind) == {
@@ -49,7 +62,7 @@ def test_the_training_and_blind_files_are_well_formed_and_disjoint():
     # a blind split shares no reply with what the detectors are developed or trained on (two everyday
     # benign questions, asked by independent writers, coincide: at most 1% of its requests may)
     developed = _rows() + files["replies_train.jsonl"]
-    for name in ("replies_heldout2.jsonl", "replies_heldout3.jsonl"):
+    for name in ("replies_heldout2.jsonl", "replies_heldout3.jsonl", "replies_heldout4.jsonl"):
         rows = files[name]
         assert not {r["reply"] for r in developed} & {r["reply"] for r in rows}, name
         shared = {r["request"] for r in developed} & {r["request"] for r in rows}
