@@ -28,7 +28,6 @@ from giskard_nb.scan.coverage import (
     report_coverage,
 )
 from giskard_nb.scan.grading import (
-    EVIDENCE_TIERS,
     EvidenceTier,
     Grade,
     ReviewStatus,
@@ -104,18 +103,10 @@ class AttemptFields(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _legacy_evidence(cls, data: Any) -> Any:
-        from giskard_nb.scan.detectors.base import declared_tier
+        """Attempts recorded before the evidence tier: see ``detectors.base.legacy_evidence``."""
+        from giskard_nb.scan.detectors.base import legacy_evidence
 
-        """Attempts recorded before the evidence tier held the excerpt in ``evidence``: it moves to
-        ``excerpt``, and a finding's tier is the one its detector declares."""
-        if not isinstance(data, dict) or data.get("evidence") in (None, *EVIDENCE_TIERS):
-            if isinstance(data, dict) and data.get("successful") and data.get("evidence") is None:
-                data = {**data, "evidence": declared_tier(data)}
-            return data
-        data = {**data, "excerpt": data.get("excerpt") or data["evidence"], "evidence": None}
-        if data.get("successful"):
-            data["evidence"] = declared_tier(data)
-        return data
+        return legacy_evidence(data)
 
     @property
     def suspected(self) -> bool:

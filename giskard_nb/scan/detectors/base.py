@@ -24,7 +24,7 @@ from giskard_nb.core.registry import Registered
 from giskard_nb.errors import GiskardNBError
 from giskard_nb.scan.agent import AgentReply
 from giskard_nb.scan.attack import Attack, AttackProfile
-from giskard_nb.scan.grading import EvidenceTier, Severity
+from giskard_nb.scan.grading import EVIDENCE_TIERS, EvidenceTier, Severity
 
 __all__ = [
     "Detection",
@@ -33,6 +33,7 @@ __all__ = [
     "DetectorError",
     "declared_tier",
     "detector_notes",
+    "legacy_evidence",
 ]
 
 
@@ -117,6 +118,19 @@ def declared_tier(fields: dict[str, Any]) -> EvidenceTier:
     label = str(fields.get("detector") or "")
     cls = Detector._lookup(kind) or Detector._lookup(label.split(":", 1)[0])
     return cls.tier if cls is not None and issubclass(cls, Detector) else "confirmed"
+
+
+def legacy_evidence(data: Any) -> Any:
+    """An attempt's fields as read back: attempts recorded before the evidence tier held the excerpt
+    in ``evidence``; it moves to ``excerpt``, and a finding's tier is the one its detector declares."""
+    if not isinstance(data, dict) or data.get("evidence") in (None, *EVIDENCE_TIERS):
+        if isinstance(data, dict) and data.get("successful") and data.get("evidence") is None:
+            data = {**data, "evidence": declared_tier(data)}
+        return data
+    data = {**data, "excerpt": data.get("excerpt") or data["evidence"], "evidence": None}
+    if data.get("successful"):
+        data["evidence"] = declared_tier(data)
+    return data
 
 
 def detector_notes(

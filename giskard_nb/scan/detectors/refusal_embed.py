@@ -23,9 +23,9 @@ cached per text, so the detectors of one scan reading the same reply embed it on
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,6 @@ EMBED_MODEL_PATH = Path(__file__).with_name("refusal_embed.json")
 MAX_CHARS = 2000
 
 logger = logging.getLogger(__name__)
-_lock = threading.Lock()
 _state: dict[str, Any] = {"noted": False}
 
 
@@ -158,17 +157,10 @@ class EmbeddingModel:
         return self.probability_of(features(rows[:3], request, self.mean_request))
 
 
-_models: dict[str, EmbeddingModel] = {}
-
-
+@functools.cache
 def load_embedding_model(path: Path = EMBED_MODEL_PATH) -> EmbeddingModel:
     """The model stored at ``path`` (the shipped one by default), read once."""
-    key = str(path)
-    if key not in _models:
-        with _lock:
-            if key not in _models:
-                _models[key] = EmbeddingModel(json.loads(path.read_text(encoding="utf-8")))
-    return _models[key]
+    return EmbeddingModel(json.loads(path.read_text(encoding="utf-8")))
 
 
 def embed_probability(text: str, goal: str | None) -> float | None:

@@ -31,11 +31,11 @@ reply refuses; the model reads only replies to a known request (``goal``) of up 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
 import re
-import threading
 import zlib
 from pathlib import Path
 from typing import Any
@@ -307,15 +307,7 @@ def _embed(texts: list[str]) -> Any:
     return _load_wordllama().embed(texts, return_np=True)
 
 
-_loaded: dict[str, RefusalModel] = {}
-_lock = threading.Lock()
-
-
+@functools.cache
 def load_model(path: Path = MODEL_PATH) -> RefusalModel:
     """The model stored at ``path`` (the shipped one by default), read once."""
-    key = str(path)
-    if key not in _loaded:
-        with _lock:
-            if key not in _loaded:
-                _loaded[key] = RefusalModel(json.loads(path.read_text(encoding="utf-8")))
-    return _loaded[key]
+    return RefusalModel(json.loads(path.read_text(encoding="utf-8")))
