@@ -99,6 +99,14 @@ async def _after(url: str) -> str:
 
 
 def _rss_mb() -> float:
+    """This process's peak RSS (VmHWM: reset at exec, unlike ``ru_maxrss``, which a child started by a
+    large parent inherits), else ``ru_maxrss``."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 

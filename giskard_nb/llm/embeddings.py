@@ -87,14 +87,20 @@ _wordllama_lock = threading.Lock()
 
 @BaseEmbeddingModel.register("offline")
 class OfflineEmbeddingModel(BaseEmbeddingModel):
-    """WordLlama static embeddings bundled in the ``wordllama`` wheel: offline, instant, free."""
+    """WordLlama static embeddings bundled in the ``wordllama`` wheel: offline, instant, free.
+
+    Each text is read from its first ``max_chars`` characters (a mean of word vectors: the rest changes
+    little, and WordLlama pads every text of a batch to the longest, so one hostile 1 MB reply took
+    6 GB and 11 s)."""
 
     model: str = "wordllama/l2_supercat-256"
+    max_chars: int = 8000
 
     async def embed_with_usage(self, texts: list[str]) -> Embeddings:
         if not texts:
             return Embeddings(vectors=[])
-        vectors = _load_wordllama().embed(list(texts), return_np=True)
+        clipped = [t[: self.max_chars] for t in texts]
+        vectors = _load_wordllama().embed(clipped, return_np=True)
         return Embeddings(vectors=[[float(x) for x in row] for row in vectors])
 
 

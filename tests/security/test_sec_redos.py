@@ -170,3 +170,21 @@ def test_quotations_are_read_once(unit: str):
 
     reply = hostile(unit)
     assert len(own_output(reply, reply[:200])) == len(reply)
+
+
+def test_embedding_models_read_a_bounded_length_of_each_text(monkeypatch):
+    """A 1 MB reply with no sentence break went whole to the offline embedding model (WordLlama pads a
+    batch to its longest text: 6 GB and 11 s in prompt_paraphrase): each text is clipped first."""
+    from giskard_nb.llm import embeddings
+
+    seen: list[int] = []
+    model = embeddings._load_wordllama()
+    real = model.embed
+
+    def recording(texts, **kwargs):
+        seen.extend(len(t) for t in texts)
+        return real(texts, **kwargs)
+
+    monkeypatch.setattr(model, "embed", recording)
+    _detect("prompt_paraphrase", "Our system prompt says " + "-eyJ" * 250_000)
+    assert seen and max(seen) <= embeddings.OfflineEmbeddingModel().max_chars

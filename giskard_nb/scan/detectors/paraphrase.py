@@ -44,6 +44,7 @@ from giskard_nb.scan.attack import AttackProfile
 from giskard_nb.scan.detectors.base import Detection, DetectionContext, Detector, DetectorError
 from giskard_nb.scan.detectors.multilingual import (
     INSTALL_HINT,
+    MAX_TEXT_CHARS,
     MultilingualEncoder,
     multilingual_available,
     multilingual_encoder,
@@ -288,6 +289,7 @@ class PromptParaphraseDetector(Detector):
 
         try:
             model = _embedding_model()
+            said = [s[:MAX_TEXT_CHARS] for s in said[: self.max_reply_sentences]]
             got = await model.embed_with_usage([*ref, *said])
         except Exception as exc:
             if _is_missing_model(exc):
