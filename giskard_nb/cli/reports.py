@@ -19,7 +19,6 @@ RAW_CSV_HELP = (
 )
 
 _MAX = 200
-_xml = xml_text
 
 
 def _clip(text: str | None, limit: int = _MAX) -> str:
@@ -59,7 +58,7 @@ def write_junit(evaluation: Any, results: Any, path: str | os.PathLike[str]) -> 
     counts = {s: sum(r.status == s for r in results) for s in ("fail", "error", "skip")}
     suite = ET.Element(
         "testsuite",
-        name=_xml(evaluation.name),
+        name=xml_text(evaluation.name),
         tests=str(len(results)),
         failures=str(counts["fail"]),
         errors=str(counts["error"]),
@@ -70,16 +69,16 @@ def write_junit(evaluation: Any, results: Any, path: str | os.PathLike[str]) -> 
         case = ET.SubElement(
             suite,
             "testcase",
-            classname=_xml(f"giskard_nb.{evaluation.agent_name}"),
-            name=_xml(f"{number:03d} {_clip(_question(result), 120)}"),
+            classname=xml_text(f"giskard_nb.{evaluation.agent_name}"),
+            name=xml_text(f"{number:03d} {_clip(_question(result), 120)}"),
             time=f"{result.duration_ms / 1000:.3f}",
         )
         tag = {"fail": "failure", "error": "error", "skip": "skipped"}.get(result.status)
         if tag:
             why = _why(result)
-            node = ET.SubElement(case, tag, message=_xml(_clip(why, 500)))
+            node = ET.SubElement(case, tag, message=xml_text(_clip(why, 500)))
             reply = result.agent_output.content if result.agent_output else ""
-            node.text = _xml(f"{why}\n\nagent reply:\n{reply}")
+            node.text = xml_text(f"{why}\n\nagent reply:\n{reply}")
         ET.SubElement(case, "system-out").text = f"test case {result.test_case_id}"
     target = Path(path).expanduser()
     tree = ET.ElementTree(ET.Element("testsuites", name="giskard-nb"))

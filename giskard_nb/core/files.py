@@ -84,13 +84,15 @@ def atomic_write(
     binary: bool = False,
     encoding: str = "utf-8",
     newline: str | None = None,
+    mode: int | None = None,
 ) -> Iterator[IO[Any]]:
     """A file object whose content replaces ``path`` only if the ``with`` block succeeds.
 
     The temporary file is created with ``O_EXCL`` in the target's folder (same file system, so the
     rename is atomic); it is fsynced before the rename and removed when anything fails. The new file
     gets the permissions a plain ``open(path, "w")`` would give (the umask's), or keeps the previous
-    file's mode when it replaces one. ``newline`` is ``open``'s (text mode only).
+    file's mode when it replaces one; ``mode`` sets it instead (``0o600`` for a secrets file).
+    ``newline`` is ``open``'s (text mode only).
     """
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +103,7 @@ def atomic_write(
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, _mode_for(target))
+        os.chmod(tmp, _mode_for(target) if mode is None else mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

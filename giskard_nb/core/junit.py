@@ -22,13 +22,10 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-_clean = xml_text
-
-
 def suite_to_junit(result: SuiteResult) -> str:
     suite = ET.Element(
         "testsuite",
-        name=_clean(result.name),
+        name=xml_text(result.name),
         tests=str(len(result.results)),
         failures=str(result.failed_count),
         errors=str(result.errored_count),
@@ -41,27 +38,27 @@ def suite_to_junit(result: SuiteResult) -> str:
         case = ET.SubElement(
             suite,
             "testcase",
-            name=_clean(r.scenario_name),
-            classname=_clean(result.name),
+            name=xml_text(r.scenario_name),
+            classname=xml_text(result.name),
             time=f"{r.duration_ms / 1000:.3f}",
         )
         if r.tags:
             props = ET.SubElement(case, "properties")
             for tag in r.tags:
-                ET.SubElement(props, "property", name="tag", value=_clean(tag))
+                ET.SubElement(props, "property", name="tag", value=xml_text(tag))
         lines = r.format_failures()
         if r.errored:
             ET.SubElement(
-                case, "error", message=_clean(lines[0] if lines else "error")
-            ).text = _clean("\n".join(lines))
+                case, "error", message=xml_text(lines[0] if lines else "error")
+            ).text = xml_text("\n".join(lines))
         elif r.failed:
             ET.SubElement(
-                case, "failure", message=_clean(lines[0] if lines else "failed")
-            ).text = _clean("\n".join(lines))
+                case, "failure", message=xml_text(lines[0] if lines else "failed")
+            ).text = xml_text("\n".join(lines))
         elif r.skipped:
             ET.SubElement(
-                case, "skipped", message=_clean(r.skip_reason or "every step was skipped")
+                case, "skipped", message=xml_text(r.skip_reason or "every step was skipped")
             )
-        ET.SubElement(case, "system-out").text = _clean(scenario_report(r))
+        ET.SubElement(case, "system-out").text = xml_text(scenario_report(r))
     ET.indent(suite)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)

@@ -33,7 +33,7 @@ from giskard_nb.hub.migrate import (
 )
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.secrets import mask_url
-from giskard_nb.hub.storage_errors import storage_error
+from giskard_nb.hub.storage_errors import first_line, is_locked, storage_error
 
 __all__ = ["Database", "resolve_url"]
 
@@ -94,7 +94,7 @@ class Database:
             if error.reason != "other":
                 raise error from None
             raise HubError(
-                f"cannot open the Hub database {mask_url(url)}: {_first_line(exc)}. Check the URL, "
+                f"cannot open the Hub database {mask_url(url)}: {first_line(exc)}. Check the URL, "
                 "that the server is running and that you may connect to it."
             ) from None
         except (sa.exc.SQLAlchemyError, OSError) as exc:
@@ -151,7 +151,7 @@ class Database:
             except sa.exc.OperationalError as exc:
                 if conn is not None:
                     conn.close()
-                if self.dialect != "sqlite" or not _is_locked(exc):
+                if self.dialect != "sqlite" or not is_locked(exc):
                     raise
                 waited = time.monotonic() - start
                 if waited >= self.lock_timeout:
@@ -263,13 +263,3 @@ def _lock_timeout() -> float:
         raise ConfigError(
             f"GISKARD_NB_LOCK_TIMEOUT must be a number of seconds, got {text!r}"
         ) from None
-
-
-def _is_locked(exc: sa.exc.OperationalError) -> bool:
-    text = str(exc.orig or exc).lower()
-    return "database is locked" in text or "database is busy" in text
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(getattr(exc, "orig", None) or exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

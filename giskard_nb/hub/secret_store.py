@@ -27,13 +27,13 @@ import json
 import os
 import re
 import stat
-import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from giskard_nb.core.files import atomic_write
 from giskard_nb.errors import ConfigError, GiskardValidationError
 from giskard_nb.secrets import MASK, is_reference, is_secret_name, mask_url
 
@@ -178,18 +178,9 @@ class SecretStore:
         same folder, synced, then renamed over the file; a name planted in advance is never opened."""
         if self.path is None:
             return
-        folder = self._folder()
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self._values, handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        self._folder()
+        with atomic_write(self.path, mode=0o600) as handle:
+            json.dump(self._values, handle)
 
     def _folder(self) -> Path:
         """The secrets file's folder (created ``0700``); a folder anyone may write to is refused."""

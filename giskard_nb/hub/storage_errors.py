@@ -12,8 +12,9 @@ import sqlalchemy as sa
 from giskard_nb.errors import HubStorageError
 from giskard_nb.hub.secrets import mask_url
 
-__all__ = ["bad_row", "storage_error"]
+__all__ = ["bad_row", "first_line", "is_locked", "storage_error"]
 
+_LOCKED = ("database is locked", "database is busy")
 _KINDS = (
     (
         "disk_full",
@@ -37,7 +38,7 @@ _KINDS = (
     ),
     (
         "locked",
-        ("database is locked", "database is busy"),
+        _LOCKED,
         "another program holds its lock: close what else is writing to it, or wait longer with "
         "GISKARD_NB_LOCK_TIMEOUT=<seconds>",
     ),
@@ -77,6 +78,18 @@ def bad_row(table: str, row_id: object, problem: str) -> HubStorageError:
         "outside giskard-nb or damaged; delete it (hub.<resource>.delete(id)) or restore a backup",
         reason="bad_row",
     )
+
+
+def is_locked(exc: BaseException) -> bool:
+    """Whether ``exc`` says another connection holds the database's lock (retried, not reported)."""
+    lowered = _driver_message(exc).lower()
+    return any(needle in lowered for needle in _LOCKED)
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of the driver's own message (no statement, no parameters)."""
+    text = _driver_message(exc)
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _driver_message(exc: BaseException) -> str:
