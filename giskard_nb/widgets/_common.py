@@ -23,6 +23,7 @@ __all__ = [
     "Debounce",
     "Job",
     "LiveFilters",
+    "Quiet",
     "View",
     "badge",
     "error_html",
@@ -150,6 +151,24 @@ class LiveFilters:
             yield
         finally:
             self._quiet = False
+
+
+class Quiet:
+    """A flag that is true inside ``with quiet:`` (nestable): a control set by code, whose change
+    event must not act as if the user had made it."""
+
+    def __init__(self) -> None:
+        self._depth = 0
+
+    def __bool__(self) -> bool:
+        return self._depth > 0
+
+    def __enter__(self) -> Quiet:
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._depth -= 1
 
 
 def named(value: Any, kind: str, default: str) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """ResultsViewer: filter, page through and open results; relabel a failure's category.
 
-Every button has a method (``filter``, ``next_page``, ``previous_page``, ``open``, ``relabel``), so the
-viewer is scriptable and tested without a browser. The index it filters on is built in one pass over
+The page's results are a clickable list (clicking a row opens it; the first visible row is selected
+by default). Every control has a method (``filter``, ``next_page``, ``previous_page``, ``open``,
+``relabel``), so the viewer is scriptable and tested without a browser. The index it filters on is built in one pass over
 the results; a page renders only its own rows, so large result sets stay quick.
 """
 
@@ -13,9 +14,9 @@ from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import LiveFilters, View, badge, error_html, esc
-from giskard_nb.widgets._render import conversation_html, table_html, trace_messages
-from giskard_nb.widgets.viewer_items import ViewerItem, item_from_result
+from giskard_nb.widgets._common import LiveFilters, Quiet, View, badge, error_html, esc
+from giskard_nb.widgets._render import table_html
+from giskard_nb.widgets.viewer_items import ViewerItem, detail_html, item_from_result, row_label
 
 __all__ = ["ResultsViewer", "ViewerItem"]
 
@@ -80,6 +81,7 @@ class ResultsViewer(View):
         self.matches: list[int] = list(range(len(self.items)))
         self.page = 0
         self.opened: int | None = None
+        self._picking = Quiet()  # true while code sets the list: its selection then opens nothing
         self._build()
         self._render_page()
 
@@ -153,14 +155,22 @@ class ResultsViewer(View):
         start = self.page * self.page_size
         return [(i, self.items[i]) for i in self.matches[start : start + self.page_size]]
 
+    @property
+    def selected(self) -> int | None:
+        """The index of the result selected in the list (``None`` when no result is visible)."""
+        return self._w["pick"].value
+
     def open(self, index: int) -> str:
-        """Show one result in full (conversation, agent output, every check's reason); returns the HTML."""
+        """Show one result in full (conversation, agent output, every check's reason); returns the HTML.
+        Clicking a row of the list does the same."""
         if not 0 <= index < len(self.items):
             raise GiskardValidationError(
                 f"no result #{index}: indices go from 0 to {len(self.items) - 1}"
             )
         self.opened = index
-        self._w["open_index"].value = index
+        if index in dict(self._w["pick"].options).values():
+            with self._picking:
+                self._w["pick"].value = index
         self._w["category"].value = self.items[index].failure_category or ""
         self._w["detail"].value = self.detail_html(index)
         return self._w["detail"].value
@@ -219,26 +229,8 @@ class ResultsViewer(View):
         return sorted({t for it in self.items for t in it.tags})
 
     def detail_html(self, index: int) -> str:
-        item = self.items[index]
-        r = item.result
-        parts = [
-            f"<div><h4 style='margin:4px 0'>#{index} {badge(item.status)} {esc(item.name)}</h4>",
-        ]
-        if item.failure_category:
-            parts.append(f"<p>failure category: <b>{esc(item.failure_category)}</b></p>")
-        parts.append("<b>Conversation</b>")
-        parts.append(conversation_html(trace_messages(r.final_trace.interactions)))
-        parts.append("<b>Checks</b><ul>")
-        for s, step in enumerate(r.steps, 1):
-            if step.error:
-                parts.append(f"<li>step {s} {badge('error')} {esc(step.error.summary())}</li>")
-            for cr in step.results:
-                parts.append(
-                    f"<li>step {s} {badge(cr.status.value)} <b>{esc(cr.check_name or 'check')}</b>: "
-                    f"{esc(cr.message or '')}</li>"
-                )
-        parts.append(f"</ul><small>{r.duration_ms:.0f} ms</small></div>")
-        return "".join(parts)
+        """One result in full, as HTML: conversation, failure category, every check's reason."""
+        return detail_html(index, self.items[index])
 
     def _build(self) -> None:
         import ipywidgets as w
@@ -268,10 +260,13 @@ class ResultsViewer(View):
             "next": w.Button(description="Next ▶"),
             "page_label": w.Label(),
             "table": w.HTML(),
-            "open_index": w.BoundedIntText(
-                min=0, max=max(0, len(self.items) - 1), description="result #"
+            "pick": w.Select(
+                options=[],
+                description="open",
+                layout=w.Layout(width="460px"),
+                style={"description_width": "60px"},
             ),
-            "open": w.Button(description="Open"),
+            "open": w.Button(description="Open", tooltip="show the selected result in full"),
             "category": w.Combobox(
                 options=list(self.categories), placeholder="failure category (empty: none)"
             ),
@@ -287,7 +282,8 @@ class ResultsViewer(View):
         ww["clear"].on_click(lambda _: self.clear_filters())
         ww["prev"].on_click(lambda _: self.previous_page())
         ww["next"].on_click(lambda _: self.next_page())
-        ww["open"].on_click(lambda _: self.open(ww["open_index"].value))
+        ww["pick"].observe(self._on_pick, names="value")
+        ww["open"].on_click(lambda _: self._guarded(self._open_selected))
         ww["relabel"].on_click(lambda _: self._guarded(self._relabel_from_controls))
         self.widget = w.VBox(
             [
@@ -295,7 +291,7 @@ class ResultsViewer(View):
                 w.HBox([ww["f_search"], ww["clear"]]),
                 ww["table"],
                 w.HBox([ww["prev"], ww["page_label"], ww["next"]]),
-                w.HBox([ww["open_index"], ww["open"], ww["category"], ww["relabel"]]),
+                w.HBox([ww["pick"], w.VBox([ww["open"], ww["category"], ww["relabel"]])]),
                 ww["detail"],
             ]
         )
@@ -322,12 +318,33 @@ class ResultsViewer(View):
         except (GiskardNBError, ValueError) as exc:
             self._w["detail"].value = error_html(exc) + self._w["detail"].value
 
+    def _open_selected(self) -> None:
+        if self.selected is None:
+            self._w["detail"].value = "<i>no result on this page: clear or change the filters</i>"
+            return
+        self.open(self.selected)
+
+    def _on_pick(self, change: Any) -> None:
+        index = change["new"]
+        if self._picking or index is None:  # the list was refilled: reset the relabel box only
+            self._w["category"].value = (
+                self.items[index].failure_category or "" if index is not None else ""
+            )
+            return
+        self._guarded(lambda: self.open(index))
+
     def _relabel_from_controls(self) -> None:
-        if self.opened is None:
-            self._w["detail"].value = "<i>open a result first, then relabel it</i>"
+        index = self.selected
+        if index is None:
+            self._w["detail"].value = (
+                "<i>select a result in the list first (no result is shown: clear or change the "
+                "filters), then relabel it</i>"
+            )
             return
         value = self._w["category"].value.strip()
-        self.relabel(self.opened, None if value in ("", ALL) else value)
+        self.relabel(index, None if value in ("", ALL) else value)
+        if self.opened != index:
+            self.open(index)
 
     def _sync_controls(self, status, check, tag, failure_category, search) -> None:
         ww = self._w
@@ -358,5 +375,20 @@ class ResultsViewer(View):
             f"page {self.page + 1} of {self.page_count} — {len(self.matches)} of "
             f"{len(self.items)} results"
         )
+        self._fill_pick()
         self._w["prev"].disabled = self.page == 0
         self._w["next"].disabled = self.page >= self.page_count - 1
+
+    def _fill_pick(self) -> None:
+        """The page's rows in the clickable list; selected: the opened result if it is on this
+        page, else the first visible row (none when the filters hide every result)."""
+        pick = self._w["pick"]
+        options = [(row_label(i, item), i) for i, item in self.page_items]
+        shown = [i for _, i in options]
+        with self._picking:
+            pick.options = options
+            pick.rows = max(2, min(len(options), 10))
+            pick.value = self.opened if self.opened in shown else (shown[0] if shown else None)
+            self._w["category"].value = (
+                self.items[pick.value].failure_category or "" if pick.value is not None else ""
+            )

@@ -8,8 +8,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.widgets._common import badge, esc
+from giskard_nb.widgets._render import conversation_html, trace_messages
 
-__all__ = ["ViewerItem", "evaluation_items", "item_from_result"]
+__all__ = [
+    "ViewerItem",
+    "detail_html",
+    "evaluation_items",
+    "first_words",
+    "item_from_result",
+    "row_label",
+]
 
 
 @dataclass
@@ -26,6 +35,21 @@ class ViewerItem:
 
 
 _RANK = {"error": 3, "fail": 2, "skip": 1, "pass": 0}
+
+
+def first_words(text: Any, words: int = 8, limit: int = 60) -> str:
+    """The first ``words`` words of ``text`` on one printable line, at most ``limit`` characters
+    (how an unnamed test case is named; escape it where it goes into HTML)."""
+    parts = str(text or "").split()
+    line = "".join(ch for ch in " ".join(parts[:words]) if ch.isprintable())
+    if len(line) > limit:
+        return line[: limit - 1] + "…"
+    return line + ("…" if len(parts) > words else "")
+
+
+def row_label(index: int, item: ViewerItem) -> str:
+    """The plain-text label of a result in the viewer's list: ``#3 FAIL refund policy``."""
+    return f"#{index} {item.status.upper()} · {first_words(item.name, 16, 80) or '(no name)'}"
 
 
 def item_from_result(result: ScenarioResult, failure_category: str | None = None) -> ViewerItem:
@@ -47,17 +71,42 @@ def item_from_result(result: ScenarioResult, failure_category: str | None = None
     )
 
 
+def detail_html(index: int, item: ViewerItem) -> str:
+    """One result in full, as escaped HTML: the conversation as chat turns, the failure category,
+    every check's status and reason."""
+    r = item.result
+    parts = [
+        f"<div><h4 style='margin:4px 0'>#{index} {badge(item.status)} {esc(item.name)}</h4>",
+    ]
+    if item.failure_category:
+        parts.append(f"<p>failure category: <b>{esc(item.failure_category)}</b></p>")
+    parts.append("<b>Conversation</b>")
+    parts.append(conversation_html(trace_messages(r.final_trace.interactions)))
+    parts.append("<b>Checks</b><ul>")
+    for s, step in enumerate(r.steps, 1):
+        if step.error:
+            parts.append(f"<li>step {s} {badge('error')} {esc(step.error.summary())}</li>")
+        for cr in step.results:
+            parts.append(
+                f"<li>step {s} {badge(cr.status.value)} <b>{esc(cr.check_name or 'check')}</b>: "
+                f"{esc(cr.message or '')}</li>"
+            )
+    parts.append(f"</ul><small>{r.duration_ms:.0f} ms</small></div>")
+    return "".join(parts)
+
+
 def evaluation_items(
     hub: Any, evaluation: Any
 ) -> tuple[list[ViewerItem], list[str], Callable[[ViewerItem, str | None], None]]:
     """The viewer rows of a Hub evaluation, its project's failure categories, and the relabel
     callback that stores a new category in the Hub."""
     project = hub.projects.retrieve(evaluation.project_id)
+    names = {c.id: c.name for c in hub.test_cases.list(evaluation.dataset_id)}
     items: list[ViewerItem] = []
     for r in hub.evaluations.results.list(evaluation.id):
         category = r.failure_category.identifier if r.failure_category else None
         item = item_from_result(r.scenario_result, failure_category=category)
-        item.name = r.scenario_result.scenario_name or r.test_case_id
+        item.name = names.get(r.test_case_id) or _unnamed(r)
         item.tags = frozenset(r.tags) | item.tags
         item.extra["result_id"] = r.id
         items.append(item)
@@ -66,3 +115,11 @@ def evaluation_items(
         hub.evaluations.results.relabel(item.extra["result_id"], category)
 
     return items, [c.identifier for c in project.failure_categories], store
+
+
+def _unnamed(result: Any) -> str:
+    """The name of a result whose test case has none: the first words of its last user message
+    (``“What is your refund policy…”``), else its test case id."""
+    said = [m.content for m in result.messages if m.role == "user" and isinstance(m.content, str)]
+    words = first_words(said[-1]) if said else ""
+    return f"“{words}”" if words else f"test case {result.test_case_id}"

@@ -163,3 +163,26 @@ def test_scenarios_that_cannot_become_test_cases_are_explained():
         scenario_to_test_case(Scenario("s").interact("q").check(from_fn(lambda trace: True)))
     data = scenario_to_test_case(Scenario("s").interact("q", outputs={"a": 1}))
     assert data["messages"][1] == {"role": "assistant", "content": '{"a": 1}'}
+
+
+def test_unnamed_hub_rows_are_named_from_their_question(hub_project):
+    hub, _project, dataset = hub_project
+    long_question = (
+        "Can I <b>return</b>\n a tent that I bought\tlast summer and then used twice or more?"
+    )
+    hub.test_cases.create(dataset.id, messages=[{"role": "user", "content": long_question}])
+    hub.test_cases.create(
+        dataset.id, name="named case", messages=[{"role": "user", "content": "x"}]
+    )
+    evaluation = hub.evaluations.create_local(faq_bot, dataset.id, progress=False)
+    viewer = ResultsViewer(evaluation)
+    names = [it.name for it in viewer.items]
+    assert names[:3] == ["“hours?”", "“refund?”", "“sunday?”"]  # not "test case 1"
+    assert names[3] == "“Can I <b>return</b> a tent that I bought…”"  # 8 words, one line
+    assert names[4] == "named case"
+    assert not any(name.startswith("test case") for name in names)
+    table = viewer._w["table"].value
+    assert "&lt;b&gt;return&lt;/b&gt;" in table and "<b>return</b>" not in table
+    labels = [label for label, _ in viewer._w["pick"].options]
+    assert labels[3].startswith("#3 SKIP · “Can I <b>return</b> a tent") and "\n" not in labels[3]
+    assert viewer.filter(search="tent that") == [3]

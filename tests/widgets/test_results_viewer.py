@@ -69,8 +69,7 @@ def test_unknown_filter_values_are_rejected(suite_result: SuiteResult):
 
 def test_open_shows_conversation_and_every_reason(suite_result: SuiteResult):
     viewer = ResultsViewer(suite_result)
-    viewer._w["open_index"].value = 1
-    viewer._w["open"].click()
+    viewer._w["pick"].value = 1  # a click on the second row of the list opens it
     html = viewer._w["detail"].value
     assert viewer.opened == 1
     assert "there" in html and "hello there" in html  # user turn and agent output
@@ -117,10 +116,52 @@ def test_relabel_sets_category_filters_and_calls_back(suite_result: SuiteResult)
     assert viewer.items[passing].failure_category is None and len(calls) == 2
 
 
-def test_relabel_button_without_an_open_result_explains(suite_result: SuiteResult):
+def test_relabel_button_without_a_visible_result_explains(suite_result: SuiteResult):
     viewer = ResultsViewer(suite_result)
+    viewer.filter(status="skip")  # nothing left to select
+    assert viewer.selected is None
     viewer._w["relabel"].click()
-    assert "open a result first" in viewer._w["detail"].value
+    assert "select a result in the list first" in viewer._w["detail"].value
+    viewer._w["open"].click()
+    assert "no result on this page: clear or change the filters" in viewer._w["detail"].value
+    assert all(i.failure_category is None for i in viewer.items)
+
+
+def test_the_list_selects_the_first_visible_row_and_a_click_opens(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result)
+    pick = viewer._w["pick"]
+    assert viewer.selected == 0 and viewer.opened is None  # selected, not opened yet
+    assert pick.options[0][0].startswith("#0 PASS · ")
+    viewer._w["open"].click()  # Open shows the selected row (a click on it changes nothing)
+    assert viewer.opened == 0
+    viewer.filter(status="fail")
+    assert [i for _, i in pick.options] == [1, 4] and viewer.selected == 1  # not the hidden #0
+    pick.value = 4
+    assert viewer.opened == 4 and "#4" in viewer._w["detail"].value
+    viewer.filter(status="fail")  # the opened result stays selected while it is visible
+    assert viewer.selected == 4
+
+
+def test_relabel_box_follows_the_selection(suite_result: SuiteResult):
+    viewer = ResultsViewer(suite_result, categories=["Hallucination"])
+    viewer.filter(status="fail")
+    viewer._w["pick"].value = 4
+    viewer._w["category"].value = "Hallucination"
+    viewer._w["relabel"].click()
+    assert viewer.items[4].failure_category == "Hallucination"
+    viewer._w["pick"].value = 1  # another row: the box shows its (empty) category
+    assert viewer._w["category"].value == ""
+    viewer._w["relabel"].click()  # so Relabel does not copy the previous label over
+    assert viewer.items[1].failure_category is None
+    viewer._w["pick"].value = 4
+    assert viewer._w["category"].value == "Hallucination"
+    viewer.filter(status="pass")  # the page changes: the box follows the new selection
+    assert viewer.selected == 0 and viewer._w["category"].value == ""
+    viewer.filter()
+    viewer.open(1)
+    viewer._w["category"].value = "Off-topic"
+    viewer._w["relabel"].click()  # Relabel acts on the selected (opened) row
+    assert viewer.items[1].failure_category == "Off-topic"
 
 
 def test_to_dataframe_of_nothing_is_empty(suite_result: SuiteResult):
