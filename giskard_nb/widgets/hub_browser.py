@@ -1,45 +1,31 @@
 """HubBrowser: browse a Hub — projects, then their agents, datasets, evaluations, scans and tasks;
-open an evaluation in the ResultsViewer, a scan in its report, compare two evaluations case by case.
+open a dataset (its test cases and the evaluations that used it), an evaluation in the
+ResultsViewer, a scan in its report; compare two evaluations of one dataset case by case.
 
-Every control has a method (``select_project``, ``show``, ``open_evaluation``, ``open_scan``,
-``compare``, ``refresh``), so the browser is scriptable and tested headless. Lists come from the
-resources' ``list(...)`` calls (``to_dataframe(kind)`` gives the same rows as a DataFrame); every
-name, message and agent text shown is escaped.
+Every control has a method (``select_project``, ``show``, ``open_dataset``, ``open_evaluation``,
+``open_scan``, ``compare``, ``refresh``), so the browser is scriptable and tested headless. Lists
+come from the resources' ``list(...)`` calls (``to_dataframe(kind)`` gives the same rows as a
+DataFrame); every name, message and agent text shown is escaped.
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from giskard_nb.errors import GiskardNBError, GiskardValidationError
-from giskard_nb.widgets._common import View, badge, error_html, esc
+from giskard_nb.errors import GiskardValidationError
+from giskard_nb.widgets._common import Quiet, View, esc, show_errors
 from giskard_nb.widgets._render import table_html
+from giskard_nb.widgets.hub_tables import comparison_html, dataset_html, record_rows
 
 __all__ = ["KINDS", "HubBrowser"]
 
 #: What a project holds, in the order of the browser's tabs.
 KINDS = ("agents", "datasets", "evaluations", "scans", "tasks")
-_GRADE_STATUS = {"A": "pass", "B": "skip", "C": "error", "D": "fail"}
-
-
-def _when(value: Any) -> str:
-    return value.strftime("%Y-%m-%d %H:%M") if value is not None else ""
-
-
-def _safe_url(url: str) -> str:
-    """The URL without credentials (``user:password@``) and without its query string."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        netloc = f"{host}:{parts.port}" if parts.port else host
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-    except ValueError:
-        return "(unreadable URL)"
-
-
-def _rate(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.0%}"
+#: Shown beside the compare pickers while no dataset has two evaluations.
+COMPARE_HINT = (
+    "To compare, evaluate one dataset twice (for example two versions of your agent): "
+    "the pickers offer evaluations of the same dataset only."
+)
 
 
 class HubBrowser(View):
@@ -67,7 +53,7 @@ class HubBrowser(View):
         ids = [p.id for p in projects]
         if self.project_id not in ids:
             self.project_id = ids[0] if ids else None
-        with self._quiet():
+        with self._syncing:
             self._w["project"].options = [(p.name, p.id) for p in projects]
             self._w["project"].value = self.project_id
         self._fill_pickers()
@@ -79,7 +65,7 @@ class HubBrowser(View):
         if project.id not in dict(self._w["project"].options).values():
             self.refresh()
         self.project_id = project.id
-        with self._quiet():
+        with self._syncing:
             self._w["project"].value = project.id
         self._fill_pickers()
         return self.show(self.kind)
@@ -88,10 +74,10 @@ class HubBrowser(View):
         """Show the project's ``kind`` (agents, datasets, evaluations, scans or tasks) as a table;
         returns the records listed."""
         self.kind = self._check_kind(kind)
-        with self._quiet():
+        with self._syncing:
             self._w["kind"].value = self.kind
         records = self.records(self.kind)
-        header, rows = self._rows(self.kind, records)
+        header, rows = self._rows(self.kind, records)  # the evaluations with their dataset
         self._w["table"].value = table_html(
             header, rows, css_class="giskard-hub-table", empty=self._empty_text()
         )
@@ -116,6 +102,20 @@ class HubBrowser(View):
         from giskard_nb.frames import to_dataframe
 
         return to_dataframe(self.records(kind))
+
+    def open_dataset(self, dataset_id: str) -> Any:
+        """Show dataset ``dataset_id``: its test cases and the evaluations that used it (the compare
+        pickers move to its last two evaluations); returns the Dataset."""
+        dataset = self.hub.datasets.retrieve(dataset_id)
+        self._follow(dataset.project_id)
+        evaluations = self.hub.evaluations.list(dataset_id=dataset.id)
+        cases = self.hub.test_cases.list(dataset.id)
+        with self._syncing:
+            self._w["dataset"].value = dataset.id
+        if evaluations:
+            self._pick_pair(evaluations[-1].id)
+        self._open(dataset, dataset_html(dataset, cases, evaluations))
+        return dataset
 
     def open_evaluation(self, evaluation_id: str, *, page_size: int = 20) -> Any:
         """Open evaluation ``evaluation_id`` in a ResultsViewer (relabels go to the Hub); returns it."""
@@ -145,7 +145,7 @@ class HubBrowser(View):
         if before_id == after_id:
             raise GiskardValidationError("choose two different evaluations to compare")
         comparison = self.hub.evaluations.compare(before_id, after_id)
-        self._open(comparison, _comparison_html(comparison))
+        self._open(comparison, comparison_html(comparison))
         return comparison
 
     # -- internals -----------------------------------------------------------------------------------
@@ -173,76 +173,79 @@ class HubBrowser(View):
         self.opened = opened
         self._w["detail"].children = [w.HTML(head), *widgets]
 
+    def _dataset_names(self) -> dict[str, str]:
+        return {d.id: d.name for d in self.records("datasets")}
+
     def _rows(self, kind: str, records: list[Any]) -> tuple[list[str], list[list[str]]]:
-        if kind == "agents":
-            return ["name", "url", "description", "created", "id"], [
-                [esc(a.name), esc(_safe_url(a.url)), esc(a.description, 200), _when(a.created_at),
-                 f"<code>{esc(a.id)}</code>"]
-                for a in records
-            ]  # fmt: skip
-        if kind == "datasets":
-            sizes = {d.id: len(self.hub.test_cases.list(d.id)) for d in records}
-            return ["name", "test cases", "description", "created", "id"], [
-                [esc(d.name), str(sizes[d.id]), esc(d.description, 200), _when(d.created_at),
-                 f"<code>{esc(d.id)}</code>"]
-                for d in records
-            ]  # fmt: skip
-        if kind == "evaluations":
-            return ["name", "status", "agent", "pass rate", "results", "created", "id"], [
-                [esc(e.name), esc(e.status), esc(e.agent_name), esc(_rate(e.pass_rate)),
-                 " ".join(f"{badge(k)} {int(v)}" for k, v in e.counts.items() if v),
-                 _when(e.created_at), f"<code>{esc(e.id)}</code>"]
-                for e in records
-            ]  # fmt: skip
-        if kind == "scans":
-            return ["name", "status", "grade", "agent", "created", "id"], [
-                [esc(s.name), esc(s.status),
-                 badge(_GRADE_STATUS.get(str(s.grade), "skip"), str(s.grade)) if s.grade else "",
-                 esc(s.agent_name), _when(s.created_at), f"<code>{esc(s.id)}</code>"]
-                for s in records
-            ]  # fmt: skip
-        return ["title", "status", "priority", "assignees", "created", "id"], [
-            [esc(t.title), esc(t.status), esc(t.priority), esc(", ".join(t.assignees)),
-             _when(t.created_at), f"<code>{esc(t.id)}</code>"]
-            for t in records
-        ]  # fmt: skip
+        sizes = (
+            {d.id: len(self.hub.test_cases.list(d.id)) for d in records}
+            if kind == "datasets"
+            else {}
+        )
+        names = self._dataset_names() if kind == "evaluations" else {}
+        return record_rows(kind, records, sizes=sizes, dataset_names=names)
 
     def _fill_pickers(self) -> None:
         evaluations = self.records("evaluations")
-        scans = self.records("scans")
-        with self._quiet():
-            options = [(f"{e.name} ({e.status})", e.id) for e in evaluations]
-            for key in ("evaluation", "before", "after"):
-                self._w[key].options = options
-            scan_options = [(f"{s.name} ({s.grade or s.status})", s.id) for s in scans]
-            self._w["scan"].options = scan_options
-            latest = lambda opts, n=1: opts[-n][1] if len(opts) >= n else None  # noqa: E731
-            self._w["evaluation"].value, self._w["scan"].value = (
-                latest(options),
-                latest(scan_options),
-            )
-            self._w["before"].value = latest(options, 2) or latest(options)
-            self._w["after"].value = latest(options)
+        names = self._dataset_names()
+        self._evaluations = {e.id: e for e in evaluations}
+        with self._syncing:
+            options = [
+                (f"{e.name} · {names.get(e.dataset_id, 'deleted dataset')} ({e.status})", e.id)
+                for e in evaluations
+            ]
+            self._labels = dict((v, k) for k, v in options)
+            self._w["evaluation"].options = options
+            self._w["evaluation"].value = options[-1][1] if options else None
+            datasets = list(names.items())
+            self._w["dataset"].options = [(name, id_) for id_, name in datasets]
+            latest_used = evaluations[-1].dataset_id if evaluations else None
+            self._w["dataset"].value = latest_used or (datasets[-1][0] if datasets else None)
+            scans = self.records("scans")
+            self._w["scan"].options = [(f"{s.name} ({s.grade or s.status})", s.id) for s in scans]
+            self._w["scan"].value = scans[-1].id if scans else None
+        # compare: the last two evaluations of one dataset (the latest evaluated dataset first)
+        pairs = [e for e in reversed(evaluations) if self._same_dataset(e.id)]
+        self._pick_pair(pairs[0].id if pairs else None)
 
-    def _quiet(self) -> Any:
-        from contextlib import contextmanager
+    def _same_dataset(self, evaluation_id: str) -> list[str]:
+        """The other evaluations of the dataset of ``evaluation_id``, oldest first."""
+        chosen = self._evaluations.get(evaluation_id)
+        return [
+            e.id
+            for e in self._evaluations.values()
+            if chosen is not None and e.dataset_id == chosen.dataset_id and e.id != chosen.id
+        ]
 
-        @contextmanager
-        def quiet():
-            self._syncing = True
-            try:
-                yield
-            finally:
-                self._syncing = False
+    def _pick_pair(self, after_id: str | None) -> None:
+        """Set the compare pickers: ``after_id`` and the evaluation of its dataset just before it
+        (both empty, with a hint, when that dataset has a single evaluation)."""
+        order = list(self._evaluations)  # oldest first
+        others = self._same_dataset(after_id) if after_id is not None else []
+        earlier = [i for i in others if order.index(i) < order.index(after_id)]
+        before_id = (earlier or others or [None])[-1]
+        with self._syncing:
+            self._w["before"].options = [(self._labels[i], i) for i in self._evaluations]
+            self._w["before"].value = before_id
+            self._fill_after(before_id, after_id if before_id is not None else None)
+        self._w["compare_hint"].value = "" if before_id else f"<i>{esc(COMPARE_HINT)}</i>"
 
-        return quiet()
+    def _fill_after(self, before_id: str | None, after_id: str | None = None) -> None:
+        """The "with" picker lists the evaluations of the same dataset as ``before_id`` only."""
+        others = self._same_dataset(before_id) if before_id is not None else []
+        with self._syncing:
+            self._w["after"].options = [(self._labels[i], i) for i in others]
+            self._w["after"].value = after_id if after_id in others else (others or [None])[-1]
+
+    def _compare_from_controls(self) -> None:
+        before, after = self._w["before"].value, self._w["after"].value
+        if before is None or after is None:
+            self._w["message"].value = f"<i>{esc(COMPARE_HINT)}</i>"
+            return
+        self.compare(before, after)
 
     def _guard(self, action: Any) -> None:
-        self._w["message"].value = ""
-        try:
-            action()
-        except (GiskardNBError, ValueError) as exc:
-            self._w["message"].value = error_html(exc)
+        show_errors(action, self._w["message"])
 
     def _on_change(self, action: Any) -> Any:
         return lambda change: None if self._syncing else self._guard(lambda: action(change["new"]))
@@ -250,47 +253,54 @@ class HubBrowser(View):
     def _build(self) -> None:
         import ipywidgets as w
 
-        self._syncing = False
+        self._syncing = Quiet()
+        self._evaluations: dict[str, Any] = {}
+        self._labels: dict[str, str] = {}
         auto = {"description_width": "initial"}
         pick = {"style": auto, "layout": w.Layout(width="auto", min_width="260px")}
+        button = {"layout": w.Layout(width="auto")}
         self._w = {
             "project": w.Dropdown(options=[], description="project", **pick),
             "refresh": w.Button(description="Refresh", icon="refresh"),
             "kind": w.ToggleButtons(options=list(KINDS), value=self.kind, style={"button_width": "auto"}),
             "table": w.HTML(),
+            "dataset": w.Dropdown(options=[], description="dataset", **pick),
+            "open_dataset": w.Button(description="Open dataset", icon="list", **button),
             "evaluation": w.Dropdown(options=[], description="evaluation", **pick),
-            "open_evaluation": w.Button(description="Open results", icon="table", layout=w.Layout(width="auto")),
+            "open_evaluation": w.Button(description="Open results", icon="table", **button),
             "scan": w.Dropdown(options=[], description="scan", **pick),
-            "open_scan": w.Button(description="Open report", icon="shield", layout=w.Layout(width="auto")),
+            "open_scan": w.Button(description="Open report", icon="shield", **button),
             "before": w.Dropdown(options=[], description="compare", **pick),
             "after": w.Dropdown(options=[], description="with", **pick),
-            "compare": w.Button(description="Compare", icon="exchange", layout=w.Layout(width="auto")),
+            "compare": w.Button(description="Compare", icon="exchange", **button),
+            "compare_hint": w.HTML(),
             "message": w.HTML(),
             "detail": w.VBox(),
         }  # fmt: skip
         ww = self._w
         ww["project"].observe(self._on_change(self.select_project), names="value")
         ww["kind"].observe(self._on_change(self.show), names="value")
+        ww["before"].observe(self._on_change(self._fill_after), names="value")
         ww["refresh"].on_click(lambda _: self._guard(self.refresh))
-        ww["open_evaluation"].on_click(
-            lambda _: self._guard(lambda: self.open_evaluation(self._picked("evaluation")))
-        )
-        ww["open_scan"].on_click(
-            lambda _: self._guard(lambda: self.open_scan(self._picked("scan")))
-        )
-        ww["compare"].on_click(
-            lambda _: self._guard(
-                lambda: self.compare(self._picked("before"), self._picked("after"))
+        for key, action in (
+            ("dataset", self.open_dataset),
+            ("evaluation", self.open_evaluation),
+            ("scan", self.open_scan),
+        ):
+            ww[f"open_{key}"].on_click(
+                lambda _, key=key, action=action: self._guard(lambda: action(self._picked(key)))
             )
-        )
+        ww["compare"].on_click(lambda _: self._guard(self._compare_from_controls))
         self.widget = w.VBox(
             [
                 w.HBox([ww["project"], ww["refresh"]]),
                 ww["kind"],
                 ww["table"],
+                w.HBox([ww["dataset"], ww["open_dataset"]]),
                 w.HBox([ww["evaluation"], ww["open_evaluation"]]),
                 w.HBox([ww["scan"], ww["open_scan"]]),
                 w.HBox([ww["before"], ww["after"], ww["compare"]]),
+                ww["compare_hint"],
                 ww["message"],
                 ww["detail"],
             ]
@@ -302,29 +312,3 @@ class HubBrowser(View):
         if value is None:
             raise GiskardValidationError(f"no {key} to open in this project yet")
         return value
-
-
-def _comparison_html(comparison: Any) -> str:
-    before, after = comparison.pass_rates()
-    parts = [
-        f"<div class='giskard-comparison'><b>{esc(comparison.before_name)}</b> → "
-        f"<b>{esc(comparison.after_name)}</b>: pass rate {_rate(before)} → {_rate(after)}, "
-        f"{len(comparison.regressions)} regressions (pass→fail), {len(comparison.fixes)} fixes "
-        "(fail→pass)"
-    ]
-    for title, cases in (
-        ("Regressions (pass→fail)", comparison.regressions),
-        ("Fixes (fail→pass)", comparison.fixes),
-        (
-            "Other changes",
-            [c for c in comparison.changed if c.change not in ("pass→fail", "fail→pass")],
-        ),
-    ):
-        rows = [
-            [esc(c.question or c.test_case_id, 200), badge(c.before or "skip", c.before or "none"),
-             badge(c.after or "skip", c.after or "none"), f"<code>{esc(c.test_case_id)}</code>"]
-            for c in cases
-        ]  # fmt: skip
-        parts.append(f"<h4 style='margin:6px 0 2px'>{esc(title)}</h4>")
-        parts.append(table_html(["test case", "before", "after", "id"], rows, empty="none"))
-    return "".join(parts) + "</div>"

@@ -177,3 +177,84 @@ def test_an_empty_hub_says_what_to_do():
     assert browser.project_id is None and browser.records("agents") == []
     assert "hub.projects.create" in browser._w["table"].value
     hub.close()
+
+
+def test_open_a_dataset_its_test_cases_and_evaluations(filled_hub):
+    hub, ids = filled_hub
+    browser = HubBrowser(hub)
+    dataset_id = ids["v1"].dataset_id
+    assert browser._w["dataset"].value == dataset_id  # the dataset of the latest evaluation
+    browser._w["open_dataset"].click()
+    assert browser.opened.id == dataset_id and browser._w["message"].value == ""
+    html = browser._w["detail"].children[0].value
+    assert "3 test cases, 2 evaluations" in html
+    cases = html[html.index("Test cases") : html.index("Evaluations of this dataset")]
+    assert "hours?" in cases and "refund?" in cases and "string_match" in cases
+    assert "“hours?”" in cases  # an unnamed case is named from its question
+    used = html[html.index("Evaluations of this dataset") :]
+    assert "v1" in used and ids["v2"].id in used
+    _no_markup(html)
+    other = hub.datasets.create(ids["project"].id, name="empty one")
+    browser.refresh()
+    browser.open_dataset(other.id)
+    html = browser._w["detail"].children[0].value
+    assert "no test case yet" in html and "not evaluated yet" in html
+    with pytest.raises(NotFoundError):
+        browser.open_dataset("nope")
+
+
+def test_evaluations_table_has_a_dataset_column(filled_hub):
+    hub, _ids = filled_hub
+    browser = HubBrowser(hub)
+    html = browser.show("evaluations") and browser._w["table"].value
+    assert "<th" in html and ">dataset<" in html
+    assert html.count("faq &lt;img") == 2  # each evaluation names its dataset, escaped
+    labels = [label for label, _ in browser._w["evaluation"].options]
+    assert labels[0].startswith("v1 · faq ")
+
+
+def test_compare_pickers_default_to_one_dataset_never_a_red_first_click(filled_hub):
+    hub, ids = filled_hub
+    project = ids["project"]
+    other = hub.datasets.create(project.id, name="other faq")
+    hub.test_cases.create(
+        other.id,
+        messages=[{"role": "user", "content": "hours?"}],
+        checks=[{"identifier": "string_match", "params": {"keyword": "Monday"}}],
+    )
+    lone = hub.evaluations.create_local(good_bot, other.id, name="lone", progress=False)
+    browser = HubBrowser(hub)
+    # the latest evaluation (lone) has no sibling: the pickers take the last pair of one dataset
+    assert browser._w["evaluation"].value == lone.id
+    assert (browser._w["before"].value, browser._w["after"].value) == (ids["v1"].id, ids["v2"].id)
+    assert [v for _, v in browser._w["after"].options] == [ids["v2"].id]  # same dataset only
+    browser._w["compare"].click()
+    assert "color:#c62828" not in browser._w["message"].value
+    assert browser.opened.after_name == ids["v2"].name
+    browser._w["before"].value = lone.id  # "with" follows: nothing else ran on that dataset
+    assert browser._w["after"].options == () and browser._w["after"].value is None
+    browser._w["compare"].click()
+    assert "evaluate one dataset twice" in browser._w["message"].value
+    assert "color:#c62828" not in browser._w["message"].value
+    browser._w["before"].value = ids["v2"].id
+    assert browser._w["after"].value == ids["v1"].id
+    with pytest.raises(GiskardValidationError, match="different datasets"):
+        browser.compare(ids["v1"].id, lone.id)  # from code, the Hub's own error
+
+
+def test_compare_pickers_empty_with_a_hint_when_no_dataset_ran_twice():
+    hub = Hub(":memory:")
+    project = hub.projects.create("one run")
+    dataset = hub.datasets.create(project.id, name="faq")
+    hub.test_cases.create(dataset.id, messages=[{"role": "user", "content": "hours?"}])
+    hub.evaluations.create_local(good_bot, dataset.id, name="only", progress=False)
+    browser = HubBrowser(hub)
+    assert browser._w["before"].value is None and browser._w["after"].value is None
+    assert "evaluate one dataset twice" in browser._w["compare_hint"].value
+    browser._w["compare"].click()
+    assert "evaluate one dataset twice" in browser._w["message"].value
+    assert "c62828" not in browser._w["message"].value
+    hub.evaluations.create_local(good_bot, dataset.id, name="again", progress=False)
+    browser.refresh()
+    assert browser._w["before"].value and browser._w["compare_hint"].value == ""
+    hub.close()
