@@ -143,7 +143,7 @@ class ScanRunner(View):
             "max_attempts_per_probe": self._w["attempts"].value,
         }
 
-    def _on_attempt(self, attempt: Any) -> None:
+    def _on_attempt(self, attempt: Any) -> None:  # live count; the report's replaces it at the end
         self.done_attempts += 1
         self.findings += bool(attempt.counts)
         self._refresh()
@@ -183,6 +183,8 @@ class ScanRunner(View):
         import ipywidgets as w
 
         report = self.report
+        self.findings = len(report.findings)  # the counter and the card read the same findings
+        self._refresh()
         grade = report.grade or "—"
         color = GRADE_COLORS.get(grade, NO_GRADE_COLOR)
         note = ""
@@ -239,7 +241,7 @@ class ScanRunner(View):
         ]
         self._w = {
             "categories": w.SelectMultiple(
-                options=options, value=tuple(chosen), rows=min(11, len(options)),
+                options=options, value=tuple(chosen), rows=len(options),  # every category in view
                 description="categories", layout=w.Layout(width="520px"),
             ),
             "attempts": w.BoundedIntText(

@@ -148,3 +148,28 @@ async def test_attempt_conversation_is_chat_turns_escaped():
     hostile = [d for d in details if "onerror" in d]
     assert hostile and all("<img" not in d for d in hostile)
     assert report.attempts
+
+
+def test_the_category_list_shows_every_category():
+    runner = _runner()
+    box = runner._w["categories"]
+    assert len(box.options) >= 12 and box.rows == len(box.options)
+
+
+async def test_counter_and_card_agree_after_ignore_and_unignore():
+    runner = _runner()
+    runner.select(["prompt_injection", "system_prompt_leakage"])
+    report = await runner.run()
+    findings = list(report.findings)
+    assert len(findings) >= 2
+
+    def shown() -> tuple[int, int]:
+        counter = re.search(r"(\d+) findings", runner._w["counts"].value)
+        card = re.search(r"(\d+) findings", runner._w["card"].value)
+        return int(counter.group(1)), int(card.group(1))
+
+    assert shown() == (len(findings), len(findings))
+    runner.review(findings[0].id, "ignored")
+    assert shown() == (len(findings) - 1, len(findings) - 1) == (runner.findings,) * 2
+    runner.review(findings[0].id, "pending")  # un-ignored: both counts come back
+    assert shown() == (len(findings), len(findings))
