@@ -2,8 +2,10 @@
 against an agent, save it.
 
 Check forms come from the check registry (every registered kind a form can fill, with each class's
-own pydantic fields), so custom ``@Check.register`` checks appear too. Every button has a method:
-``add_interaction``, ``add_check``, ``remove_last``, ``preview``, ``run``, ``save``.
+own pydantic fields), so custom ``@Check.register`` checks appear too. The kinds are grouped by
+family, the common ones first; a form shows the fields a user fills, "advanced fields" the others.
+Every button has a method: ``choose_check``, ``add_interaction``, ``add_check``, ``remove_last``,
+``preview``, ``run``, ``save``.
 """
 
 from __future__ import annotations
@@ -19,21 +21,17 @@ from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.widgets._common import Job, View, esc, id_of, named, pre, show_errors
 from giskard_nb.widgets.backends import offload_sync_agent
+from giskard_nb.widgets.check_catalogue import FAMILIES, families
 from giskard_nb.widgets.forms import CheckForm, check_kinds
 
-__all__ = ["ScenarioBuilder"]
+__all__ = ["SAVE_HINT", "ScenarioBuilder"]
 
-#: Offered first in the check dropdown, in this order (the default is the first one registered).
-COMMON_KINDS = (
-    "string_matching", "regex_matching", "equals", "json_valid", "metadata", "correctness",
-    "groundedness", "llm_judge",
-)  # fmt: skip
-
-
-def _kind_options(kinds: list[str]) -> list[tuple[str, str]]:
-    common = [k for k in COMMON_KINDS if k in kinds]
-    rest = [k for k in kinds if k not in common]
-    return [(k.replace("_", " "), k) for k in common] + [(k, k) for k in rest]
+#: Shown beside the disabled Save button of a builder made without ``on_save``.
+SAVE_HINT = (
+    "Save is off: to store this scenario as a Hub test case, create the builder with "
+    "<code>on_save=save_to_hub(hub, dataset_id)</code> "
+    "(<code>from giskard_nb.widgets import save_to_hub</code>)."
+)
 
 
 class ScenarioBuilder(View):
@@ -56,9 +54,23 @@ class ScenarioBuilder(View):
         self.result: ScenarioResult | None = None
         self.job: Job | None = None
         self._forms: dict[str, CheckForm] = {}
+        self.families = families(check_kinds())
         self._build()
 
     # -- actions -------------------------------------------------------------------------------------
+
+    def choose_check(self, kind: str) -> CheckForm:
+        """Show the form of check ``kind`` (its family is picked in the first dropdown); returns it."""
+        family = next((f for f, kinds in self.families.items() if kind in kinds), None)
+        if family is None:
+            every = sorted({k for kinds in self.families.values() for k in kinds})
+            raise GiskardValidationError(
+                f"unknown check kind {kind!r}: choose one of {', '.join(map(repr, every))}"
+            )
+        if kind not in self.families.get(self._w["family"].value, ()):
+            self._w["family"].value = family
+        self._w["kind"].value = kind
+        return self._form(kind)
 
     def add_interaction(self, inputs: Any, outputs: Any = MISSING) -> Scenario:
         """Add a user turn; ``outputs`` left out means the agent answers it at run time."""
@@ -165,10 +177,15 @@ class ScenarioBuilder(View):
     def _form(self, kind: str) -> CheckForm:
         if kind not in self._forms:
             self._forms[kind] = CheckForm(kind)
-        return self._forms[kind]
+        return self._forms[kind].show_advanced(self._w["advanced"].value)
 
     def _show_form(self, kind: str) -> None:
         self._w["form"].children = [self._form(kind).widget]
+
+    def _show_family(self, family: str) -> None:
+        kinds = self.families[family]
+        self._w["kind"].options = [(k.replace("_", " "), k) for k in kinds]
+        self._w["kind"].value = kinds[0]  # (the kind's observer shows its form)
 
     def _guard(self, action: Callable[[], Any]) -> None:
         """Run a button's action; a bad input is shown in the message line instead of raised."""
@@ -177,21 +194,41 @@ class ScenarioBuilder(View):
     def _build(self) -> None:
         import ipywidgets as w
 
-        options = _kind_options(check_kinds())
-        default = options[0][1]
+        titles = {family: title for family, title, _modules in FAMILIES}
+        default = next(iter(self.families.values()))[0]
+        auto = {"description_width": "initial"}
         self._w = {
             "name": w.Text(value=self.scenario.name, description="name"),
             "tags": w.Text(placeholder="topic:billing, smoke", description="tags"),
             "inputs": w.Textarea(placeholder="what the user says", description="user", rows=2),
             "outputs": w.Text(placeholder="(leave empty: the agent answers)", description="output"),
             "add_interaction": w.Button(description="Add interaction", icon="comment"),
-            "kind": w.Dropdown(options=options, value=default, description="check"),
+            "family": w.Dropdown(
+                options=[(titles[f], f) for f in self.families],
+                description="check family",
+                style=auto,
+            ),
+            "kind": w.Dropdown(
+                options=[(k.replace("_", " "), k) for k in next(iter(self.families.values()))],
+                value=default,
+                description="check",
+                style=auto,
+            ),
+            "advanced": w.Checkbox(value=False, description="advanced fields", indent=False),
             "form": w.VBox(),
             "add_check": w.Button(description="Add check", icon="check"),
             "undo": w.Button(description="Remove last", icon="undo"),
             "agent": w.Dropdown(options=list(self.agents), description="agent"),
             "run": w.Button(description="Run", button_style="primary", icon="play"),
-            "save": w.Button(description="Save", icon="save", disabled=self.on_save is None),
+            "save": w.Button(
+                description="Save",
+                icon="save",
+                disabled=self.on_save is None,
+                tooltip="needs on_save=save_to_hub(hub, dataset_id)"
+                if self.on_save is None
+                else "",
+            ),
+            "save_hint": w.HTML(f"<small>{SAVE_HINT}</small>" if self.on_save is None else ""),
             "steps": w.HTML(),
             "message": w.HTML(),
             "preview": w.HTML(),
@@ -200,7 +237,9 @@ class ScenarioBuilder(View):
         ww = self._w
         ww["name"].observe(lambda ch: self._rename(ch["new"]), names="value")
         ww["tags"].observe(lambda ch: self._guard(lambda: self._retag(ch["new"])), names="value")
+        ww["family"].observe(lambda ch: self._show_family(ch["new"]), names="value")
         ww["kind"].observe(lambda ch: self._show_form(ch["new"]), names="value")
+        ww["advanced"].observe(lambda _: self._show_form(ww["kind"].value), names="value")
         ww["add_interaction"].on_click(lambda _: self._guard(self._add_interaction_from_form))
         ww["add_check"].on_click(
             lambda _: self._guard(lambda: self.add_check(self._form(ww["kind"].value).build()))
@@ -213,12 +252,13 @@ class ScenarioBuilder(View):
             [
                 w.HBox([ww["name"], ww["tags"]]),
                 w.HBox([ww["inputs"], w.VBox([ww["outputs"], ww["add_interaction"]])]),
-                ww["kind"],
+                w.HBox([ww["family"], ww["kind"], ww["advanced"]]),
                 ww["form"],
                 w.HBox([ww["add_check"], ww["undo"]]),
                 ww["message"],
                 ww["steps"],
                 w.HBox([ww["agent"], ww["run"], ww["save"]]),
+                ww["save_hint"],
                 ww["result"],
                 w.Accordion(children=[ww["preview"]], titles=("Scenario JSON",)),
             ]

@@ -2,7 +2,8 @@
 
 ``check_kinds()`` lists the kinds a form can build (a check that needs a Python callable cannot be
 typed into a form); ``CheckForm(kind)`` holds one input widget per field and ``build()`` validates
-the values into a check, with the field at fault named in the error.
+the values into a check, with the field at fault named in the error. The form shows the fields a
+user fills (``check_catalogue.basic_fields``); ``show_advanced(True)`` shows the others too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import AliasChoices
 
 from giskard_nb.core.check import Check
 from giskard_nb.errors import GiskardValidationError
+from giskard_nb.widgets.check_catalogue import basic_fields
 
 __all__ = ["CheckForm", "check_kinds", "field_spec"]
 
@@ -74,24 +76,33 @@ def _input_key(name: str, info: Any) -> str:
     return alias if isinstance(alias, str) else name
 
 
-class CheckForm:
-    """One form (a VBox of labelled inputs) for the check kind ``kind``."""
+def _label(name: str, required: bool) -> str:
+    return f"{name.replace('_', ' ')}{' *' if required else ''}"
 
-    def __init__(self, kind: str):
+
+class CheckForm:
+    """One form (a VBox of labelled inputs) for the check kind ``kind``: the fields a user fills,
+    and the advanced ones (where the answer is read, normalisation, the judge model...) when
+    ``advanced`` is true."""
+
+    def __init__(self, kind: str, *, advanced: bool = False):
         import ipywidgets as w
 
         self.kind = kind
         self.cls = Check.registered_class(kind)
         self.fields: dict[str, tuple[str, Any, Any]] = {}  # name -> (widget kind, widget, info)
+        self.basic = basic_fields(kind, self.cls)
         self._optional: set[str] = set()
         self._aliases: dict[str, str] = {}  # accepted alias (answer_key, key...) -> field name
-        rows = []
+        self._rows: dict[str, Any] = {}
+        # every label in full: the label column is as wide as the longest label (about 8 px a letter)
+        longest = max((len(_label(n, True)) for n in self.cls.model_fields), default=10)
+        style = {"description_width": f"{max(120, 8 * longest + 12)}px"}
         for name, info in self.cls.model_fields.items():
             wkind, choices, optional = field_spec(info.annotation)
             required = info.is_required()
             default = None if required else info.get_default(call_default_factory=True)
-            label = f"{name}{' *' if required else ''}"
-            style = {"description_width": "150px"}
+            label = _label(name, required)
             lay = w.Layout(width="95%")
             if wkind == "bool":
                 widget = w.Checkbox(value=bool(default), description=label, style=style)
@@ -119,8 +130,31 @@ class CheckForm:
             self.fields[name] = (wkind, widget, info)
             if optional and default is not None:
                 self._optional.add(name)  # "(none)" then means an explicit None
-            rows.append(widget)
-        self.widget = w.VBox(rows)
+            self._rows[name] = widget
+        hidden = len(self._rows) - len(self.basic)
+        self._note = w.HTML(
+            "<i style='color:#555'>"
+            + ("nothing to fill: this check reads the agent's answer. " if not self.basic else "")
+            + (f"{hidden} advanced fields hidden (where the answer is read from, "
+               "normalisation, the judge model…)</i>" if hidden else "</i>")
+        )  # fmt: skip
+        self.widget = w.VBox()
+        self.advanced = advanced
+        self.show_advanced(advanced)
+
+    def show_advanced(self, advanced: bool = True) -> CheckForm:
+        """Show every field (``True``) or only the fields a user fills (``False``); returns the form.
+        Hidden fields keep their values."""
+        self.advanced = advanced
+        shown = [n for n in self._rows if advanced or n in self.basic]
+        note = [] if advanced or len(shown) == len(self._rows) else [self._note]
+        self.widget.children = [self._rows[n] for n in shown] + note
+        return self
+
+    @property
+    def shown(self) -> list[str]:
+        """The names of the fields in view."""
+        return [n for n, widget in self._rows.items() if widget in self.widget.children]
 
     def set(self, **values: Any) -> CheckForm:
         """Fill fields from Python values (what a user would type); returns the form. Field aliases

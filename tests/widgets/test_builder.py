@@ -147,3 +147,65 @@ def test_default_check_is_a_string_match_form_and_save_confirms_the_stored_id():
     assert f"<code>{stored.id}</code>" in w["message"].value and "saved" in w["message"].value
     assert "<script>" not in w["message"].value
     hub.close()
+
+
+def test_forms_show_what_a_user_fills_advanced_on_demand():
+    builder = ScenarioBuilder(samples.agent)
+    form = builder._form("string_matching")
+    assert form.shown == ["keyword", "case_sensitive"]  # no text, target_key, keyword_key, NFKC
+    note = builder._w["form"].children[0].children[-1].value
+    assert "advanced fields hidden" in note
+    builder._w["advanced"].value = True  # the toggle shows every field of the current form
+    assert {"text", "target_key", "keyword_key", "normalization_form"} <= set(form.shown)
+    assert set(builder.choose_check("regex_matching").shown) >= {"pattern", "target_key"}
+    builder._w["advanced"].value = False
+    assert builder._form("regex_matching").shown == ["pattern"]
+    # hidden fields keep working from code, and their defaults
+    check = builder._form("string_matching").set(keyword="hi", normalization_form=None).build()
+    assert check.normalization_form is None and check.target_key == "trace.last.outputs"
+    assert CheckForm("unsafe_output").shown == []  # nothing to fill: said so
+    assert "nothing to fill" in CheckForm("unsafe_output").widget.children[-1].value
+    assert CheckForm("rego_policy").shown[:2] == ["policy", "rule"]  # required fields always
+    assert CheckForm("frontend_fake_judge").shown == ["word"]  # a custom check: its own fields
+
+
+def test_labels_are_whole_and_readable():
+    for kind in check_kinds():
+        form = CheckForm(kind, advanced=True)
+        width = int(next(iter(form.fields.values()))[1].style.description_width.removesuffix("px"))
+        for name, (_, widget, _) in form.fields.items():
+            assert widget.description.startswith(name.replace("_", " "))
+            assert 8 * len(widget.description) + 12 <= width, (kind, name)  # never cut
+
+
+def test_check_dropdown_is_grouped_common_first_and_reaches_every_kind():
+    builder = ScenarioBuilder(samples.agent)
+    w = builder._w
+    assert w["family"].value == "common" and w["kind"].value == "string_matching"
+    assert len(w["kind"].options) <= 10  # not the 30+ registered kinds in one list
+    assert [f for _, f in w["family"].options][:2] == ["common", "text"]
+    reachable = set()
+    for _, family in w["family"].options:
+        w["family"].value = family
+        kinds = [k for _, k in w["kind"].options]
+        reachable |= set(kinds)
+        assert w["kind"].value == kinds[0] and builder._w["form"].children
+    assert reachable == set(check_kinds())
+    w["family"].value = "text"
+    assert [k for _, k in w["kind"].options][:2] == ["string_matching", "regex_matching"]
+    form = builder.choose_check("ndcg")  # picks the family too
+    assert w["family"].value == "retrieval" and w["kind"].value == "ndcg"
+    assert form.shown == ["relevant", "k", "threshold"]
+    assert builder._w["form"].children == (form.widget,)
+    with pytest.raises(GiskardValidationError, match="unknown check kind 'nope'"):
+        builder.choose_check("nope")
+
+
+def test_save_says_how_to_enable_it():
+    builder = ScenarioBuilder(samples.agent)
+    assert builder._w["save"].disabled
+    hint = builder._w["save_hint"].value
+    assert "on_save=save_to_hub(hub, dataset_id)" in hint and "from giskard_nb.widgets" in hint
+    assert "on_save" in builder._w["save"].tooltip
+    with_save = ScenarioBuilder(samples.agent, on_save=lambda s: None)
+    assert not with_save._w["save"].disabled and with_save._w["save_hint"].value == ""
