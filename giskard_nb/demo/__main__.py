@@ -6,7 +6,8 @@ vulnerability scan of the same agent with its grade card, where it is all stored
 
 By default the results go to the embedded Hub database (``$GISKARD_NB_HUB_URL``, else
 ``$GISKARD_NB_HOME/hub.db``, else ``~/.giskard_nb/hub.db``), so every run is kept and compared with the
-previous one; ``--memory`` uses a throwaway database, ``--hub URL`` another one. No key, no network:
+previous one; ``--memory`` uses a throwaway database, ``--hub PATH_OR_URL`` another one. The first line
+printed says where, before anything is written. No key, no network:
 LLM-judged checks and scan categories join in only when a judge model is configured
 (``GISKARD_NB_MODEL``).
 """
@@ -82,9 +83,41 @@ def print_scan(hub: Any, scan: Any, *, llm: bool) -> None:
         print(textwrap.fill(text, width=100, subsequent_indent="  "))
 
 
+def storage_line(hub_arg: str | None, *, memory: bool) -> str:
+    """Where the demo will store its results, said before anything is written (nothing is created
+    here), and how to store them elsewhere."""
+    import os
+    from pathlib import Path
+
+    from giskard_nb.config import home_dir
+    from giskard_nb.hub.db import resolve_url
+    from giskard_nb.hub.secrets import mask_url
+
+    named = (hub_arg or os.environ.get("GISKARD_NB_HUB_URL") or "").strip()
+    # resolve_url creates a file path's folder: ask it only about ":memory:" and URLs
+    if memory or ((named == ":memory:" or "://" in named) and resolve_url(named) == "sqlite://"):
+        return "Results: in a throwaway in-memory Hub (nothing is written to disk)."
+    other = "--memory (nothing kept) or --hub PATH_OR_URL"
+    if named:
+        where = mask_url(named) if "://" in named else str(Path(named).expanduser().resolve())
+        source = "--hub" if hub_arg else "$GISKARD_NB_HUB_URL"
+        return f"Results: stored in {where} ({source}; kept between runs); {other} to change it."
+    where = home_dir(create=False) / "hub.db"
+    source = "$GISKARD_NB_HOME" if os.environ.get("GISKARD_NB_HOME") else "the default home folder"
+    return (
+        f"Results: stored in {where} ({source}; kept between runs). To write elsewhere: "
+        f"GISKARD_NB_HOME=/a/folder make demo, or python -m giskard_nb.demo {other}."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m giskard_nb.demo", description=__doc__)
-    parser.add_argument("--hub", help="Hub database: a path or URL (default: the embedded Hub)")
+    parser.add_argument(
+        "--hub",
+        metavar="PATH_OR_URL",
+        help="Hub database: a path or URL (default: $GISKARD_NB_HUB_URL, else "
+        "$GISKARD_NB_HOME/hub.db, else ~/.giskard_nb/hub.db)",
+    )
     parser.add_argument("--memory", action="store_true", help="use a throwaway in-memory Hub")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = parser.parse_args(argv)
@@ -92,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     from giskard_nb.hub import Hub
     from giskard_nb.hub.secrets import mask_url
 
+    print(storage_line(args.hub, memory=args.memory))  # before the Hub creates anything
+    sys.stdout.flush()
     hub = Hub(":memory:" if args.memory else args.hub)
     llm = judge_configured()
     print(f"giskard-nb demo: the Trailhead Outfitters support agent, in {hub!r}")

@@ -178,3 +178,34 @@ def test_the_agent_is_multi_turn_aware() -> None:
 @pytest.mark.parametrize("question", ["What are your opening hours?", "Hello!"])
 def test_the_agent_answers(question: str) -> None:
     assert support_agent([{"role": "user", "content": question}])["response"]["content"]
+
+
+def test_main_says_where_it_writes_before_writing(
+    _isolated_home: Path, capsys, monkeypatch, tmp_path: Path
+) -> None:
+    import giskard_nb.hub
+
+    seen = []
+
+    class Watched(Hub):  # what the demo printed when the Hub (the first write) is created
+        def __init__(self, *args, **kwargs):
+            seen.append((capsys.readouterr().out, (_isolated_home / "hub.db").exists()))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(giskard_nb.hub, "Hub", Watched)
+    assert main(["--no-progress"]) == 0
+    printed, existed = seen[0]
+    assert not existed and printed.startswith(f"Results: stored in {_isolated_home / 'hub.db'}")
+    assert "GISKARD_NB_HOME=/a/folder make demo" in printed and "--memory" in printed
+    capsys.readouterr()
+    target = tmp_path / "elsewhere" / "demo.db"
+    assert main(["--no-progress", "--hub", str(target)]) == 0
+    assert seen[1][0].startswith(f"Results: stored in {target} (--hub")
+    assert target.is_file()
+    monkeypatch.setenv("GISKARD_NB_HUB_URL", "postgresql://ana:s3cret@db.example/hub")
+    from giskard_nb.demo.__main__ import storage_line
+
+    line = storage_line(None, memory=False)
+    assert "$GISKARD_NB_HUB_URL" in line and "db.example" in line and "s3cret" not in line
+    assert "in-memory" in storage_line(":memory:", memory=False)
+    assert "in-memory" in storage_line(None, memory=True)
