@@ -194,7 +194,7 @@ class HubBrowser(View):
                 (f"{e.name} · {names.get(e.dataset_id, 'deleted dataset')} ({e.status})", e.id)
                 for e in evaluations
             ]
-            self._labels = dict((v, k) for k, v in options)
+            self._labels = {id_: label for label, id_ in options}
             self._w["evaluation"].options = options
             self._w["evaluation"].value = options[-1][1] if options else None
             datasets = list(names.items())
@@ -231,11 +231,16 @@ class HubBrowser(View):
         self._w["compare_hint"].value = "" if before_id else f"<i>{esc(COMPARE_HINT)}</i>"
 
     def _fill_after(self, before_id: str | None, after_id: str | None = None) -> None:
-        """The "with" picker lists the evaluations of the same dataset as ``before_id`` only."""
+        """The "with" picker lists the evaluations of the same dataset as ``before_id`` only;
+        default: ``after_id``, else the latest one (the latest earlier one when none came later)."""
         others = self._same_dataset(before_id) if before_id is not None else []
+        if after_id not in others:
+            order = list(self._evaluations)
+            later = [i for i in others if order.index(i) > order.index(before_id)]
+            after_id = (later or others or [None])[-1]
         with self._syncing:
             self._w["after"].options = [(self._labels[i], i) for i in others]
-            self._w["after"].value = after_id if after_id in others else (others or [None])[-1]
+            self._w["after"].value = after_id
 
     def _compare_from_controls(self) -> None:
         before, after = self._w["before"].value, self._w["after"].value

@@ -240,6 +240,12 @@ def test_compare_pickers_default_to_one_dataset_never_a_red_first_click(filled_h
     assert browser._w["after"].value == ids["v1"].id
     with pytest.raises(GiskardValidationError, match="different datasets"):
         browser.compare(ids["v1"].id, lone.id)  # from code, the Hub's own error
+    v3 = hub.evaluations.create_local(fixed_bot, ids["v1"].dataset_id, name="v3", progress=False)
+    browser.refresh()
+    assert (browser._w["before"].value, browser._w["after"].value) == (ids["v2"].id, v3.id)
+    browser._w["before"].value = ids["v1"].id  # "with" moves to the latest run after it
+    assert browser._w["after"].value == v3.id
+    assert [v for _, v in browser._w["after"].options] == [ids["v2"].id, v3.id]
 
 
 def test_compare_pickers_empty_with_a_hint_when_no_dataset_ran_twice():
