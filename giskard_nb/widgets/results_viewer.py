@@ -325,13 +325,10 @@ class ResultsViewer(View):
         self.open(self.selected)
 
     def _on_pick(self, change: Any) -> None:
+        """A click on a row opens it (a selection set by code has already set the relabel box)."""
         index = change["new"]
-        if self._picking or index is None:  # the list was refilled: reset the relabel box only
-            self._w["category"].value = (
-                self.items[index].failure_category or "" if index is not None else ""
-            )
-            return
-        self._guarded(lambda: self.open(index))
+        if not self._picking and index is not None:
+            self._guarded(lambda: self.open(index))
 
     def _relabel_from_controls(self) -> None:
         index = self.selected
