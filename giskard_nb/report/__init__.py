@@ -7,5 +7,6 @@ import: errors, palette, core, scan, hub.
 """
 
 from giskard_nb.report.api import find_record, render_html, write_report
+from giskard_nb.report.viewer import Viewer
 
-__all__ = ["find_record", "render_html", "write_report"]
+__all__ = ["Viewer", "find_record", "render_html", "write_report"]
