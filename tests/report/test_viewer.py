@@ -138,3 +138,19 @@ def test_bound_to_loopback_only(viewer, hub):
             socket.create_connection((address, port), timeout=2).close()
     with pytest.raises(GiskardNBError, match="choose another --port"):
         Viewer(hub, port)
+
+
+def test_a_relabelled_result_shows_at_the_next_request(viewer, records, hub):
+    from giskard_nb.hub import DEFAULT_FAILURE_CATEGORIES
+
+    page = f"/evaluations/{records.before.id}?status=fail"
+
+    def category() -> str:
+        html = get(viewer, page)[1]
+        return re.search(r'data-status="fail" data-category="([^"]+)"', html)[1]
+
+    before = category()
+    other = next(c.identifier for c in DEFAULT_FAILURE_CATEGORIES if c.identifier != before)
+    failed = hub.evaluations.results.list(records.before.id, status="fail")[0]
+    hub.evaluations.results.relabel(failed.id, other)
+    assert category() == other
