@@ -197,7 +197,7 @@ def evaluation(hub: Any, evaluation_id: str, query: Mapping[str, str]) -> Page:
     ]
     crumbs = [*_project_crumbs(hub, e.project_id), (f"/datasets/{quote(e.dataset_id)}", "dataset")]
     return evaluation_page(
-        evaluation_view(hub, e),
+        _evaluation_view(hub, e),
         live=True,
         filters=query,
         page=_page_number(query),
