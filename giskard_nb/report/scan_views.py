@@ -75,6 +75,11 @@ class ScanView:
     skipped_probes: list[tuple[str, str]]
     suspected_note: str = SUSPECTED_NOTE
 
+    @property
+    def finding_bars(self) -> list[tuple[str, int]]:
+        """(category, confirmed findings) of the categories that have some."""
+        return [(c.title, c.successes) for c in self.categories if c.successes]
+
 
 def finding_matches(
     finding: FindingView, *, evidence: str = "", category: str = "", query: str = ""

@@ -44,7 +44,11 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         parts = urlsplit(self.path)
-        query = dict(parse_qsl(parts.query, max_num_fields=20))
+        try:
+            query = dict(parse_qsl(parts.query, max_num_fields=20))
+        except ValueError:
+            self._send(*error_page(400, "Bad request", "Too many query parameters."), status=400)
+            return
         try:
             with self.server.lock:  # one reader of the Hub at a time
                 page = self._route(parts.path, query)

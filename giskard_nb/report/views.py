@@ -82,6 +82,12 @@ class EvaluationView:
         return [(title, count) for _, title, count in self.categories]
 
     @property
+    def check_failures(self) -> list[tuple[str, int]]:
+        """(check, failed + errored runs) of the checks that failed or errored at least once."""
+        rows = [(name, failed + errored) for name, _, failed, errored, _ in self.checks]
+        return sorted((r for r in rows if r[1]), key=lambda r: -r[1])
+
+    @property
     def category_options(self) -> list[tuple[str, str]]:
         return [(identifier, title) for identifier, title, _ in self.categories]
 
