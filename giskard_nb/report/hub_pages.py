@@ -12,7 +12,7 @@ from giskard_nb.errors import GiskardValidationError, NotFoundError
 from giskard_nb.report.page import render_page
 from giskard_nb.report.pages import comparison_page, evaluation_page, scan_page
 from giskard_nb.report.scan_views import comparison_view, stored_scan_view
-from giskard_nb.report.views import evaluation_view, result_case
+from giskard_nb.report.views import evaluation_view, record_name, result_case
 
 __all__ = ["PAGES", "error_page"]
 
@@ -195,7 +195,10 @@ def evaluation(hub: Any, evaluation_id: str, query: Mapping[str, str]) -> Page:
         for o in reversed(hub.evaluations.list(dataset_id=e.dataset_id))
         if o.id != e.id
     ]
-    crumbs = [*_project_crumbs(hub, e.project_id), (f"/datasets/{quote(e.dataset_id)}", "dataset")]
+    crumbs = [
+        *_project_crumbs(hub, e.project_id),
+        (f"/datasets/{quote(e.dataset_id)}", record_name(hub.datasets, e.dataset_id)),
+    ]
     return evaluation_page(
         _evaluation_view(hub, e),
         live=True,

@@ -138,7 +138,7 @@ def evaluation_view(hub: Any, evaluation: Any) -> EvaluationView:
     """The view of a stored evaluation (its summary recomputed from the stored results)."""
     summary = hub.evaluations.summary(evaluation.id)
     cases = [result_case(r) for r in hub.evaluations.results.list(evaluation.id)]
-    dataset = _name(hub.datasets, evaluation.dataset_id)
+    dataset = record_name(hub.datasets, evaluation.dataset_id)
     details = [
         ("status", evaluation.status),
         ("agent", evaluation.agent_name + (" (local)" if evaluation.local else "")),
@@ -166,7 +166,8 @@ def evaluation_view(hub: Any, evaluation: Any) -> EvaluationView:
     )
 
 
-def _name(resource: Any, record_id: str) -> str:
+def record_name(resource: Any, record_id: str) -> str:
+    """The name of a record, or its id marked deleted."""
     from giskard_nb.errors import NotFoundError
 
     try:

@@ -102,6 +102,8 @@ def test_unknown_pages_and_ids_are_404_without_traceback(viewer):
         assert status == 404 and "Traceback" not in body and "SELECT" not in body, path
     status, body, _ = get(viewer, "/compare/case?before=nope&after=nope&test_case=x")
     assert status == 404
+    many = "&".join(f"p{i}=1" for i in range(30))
+    assert get(viewer, f"/search?{many}")[0] == 400
 
 
 def test_only_get_is_answered(viewer):
