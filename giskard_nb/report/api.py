@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from giskard_nb.errors import GiskardValidationError, NotFoundError
+from giskard_nb.errors import GiskardNBError, GiskardValidationError, NotFoundError
 from giskard_nb.report.pages import comparison_page, evaluation_page, scan_page
 from giskard_nb.report.scan_views import comparison_view, scan_view, stored_scan_view
 from giskard_nb.report.views import evaluation_view, suite_view
@@ -99,6 +99,12 @@ def write_report(
 
     html = render_html(record_or_result, after, hub=hub)
     target = Path(path).expanduser()
-    with atomic_write(target) as handle:
-        handle.write(html)
+    try:
+        with atomic_write(target) as handle:
+            handle.write(html)
+    except OSError as exc:
+        raise GiskardNBError(
+            f"cannot write the report to {str(target)!r} ({exc.strerror or exc}): choose a file "
+            "in a folder you may write to"
+        ) from None
     return target

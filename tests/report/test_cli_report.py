@@ -39,6 +39,10 @@ def test_report_usage_errors_exit_2(records, tmp_path, capsys):
     assert main(["report", records.before.id, records.scan.id, "--hub", hub, "-o", str(out)]) == 2
     assert "compare two evaluations" in capsys.readouterr().err
     assert not out.exists()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["report", records.scan.id, "--hub", hub, "-o", str(blocker / "x.html")]) == 2
+    assert "cannot write the report to" in capsys.readouterr().err
     assert main(["view", str(tmp_path / "missing.db")]) == 2
     assert "no Hub at" in capsys.readouterr().err and not (tmp_path / "missing.db").exists()
 
