@@ -16,6 +16,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from giskard_nb.core.sanitize import valid_unicode
 from giskard_nb.palette import GRADE_COLORS, NO_GRADE_COLOR, STATUS_COLORS, STATUSES
 
 __all__ = ["MAX_TEXT", "clip", "csp", "render_page", "visible"]
@@ -27,10 +28,11 @@ _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def visible(value: Any) -> Any:
-    """``value`` with each bidi control replaced by its visible code (``<U+202E>``); other values,
-    and the page's own markup, as they are."""
+    """``value`` with each bidi control replaced by its visible code (``<U+202E>``) and each lone
+    surrogate by U+FFFD (a page must encode as UTF-8); other values, and the page's own markup, as
+    they are."""
     if isinstance(value, str) and not isinstance(value, Markup):
-        return _BIDI.sub(lambda m: f"<U+{ord(m.group()):04X}>", value)
+        return _BIDI.sub(lambda m: f"<U+{ord(m.group()):04X}>", valid_unicode(value))
     return value
 
 

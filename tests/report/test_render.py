@@ -135,3 +135,22 @@ def test_long_texts_are_cut_with_a_note(hub, records):
 
     assert clip("x" * (MAX_TEXT + 5)).endswith("… (5 more characters not shown)")
     assert XSS in clip(XSS)
+
+
+async def test_a_lone_surrogate_in_a_reply_is_replaced_not_an_encoding_error(tmp_path):
+    from giskard_nb import Scenario, StringMatching, Suite
+
+    def agent(messages):
+        return "half a pair: \ud800 and a bidi \u202e control"
+
+    suite = Suite(
+        "surrogates",
+        scenarios=[
+            Scenario("s")
+            .interact([{"role": "user", "content": "hi"}], agent)
+            .check(StringMatching(keyword="pair")),
+        ],
+    )
+    path = write_report(await suite.run(), tmp_path / "suite.html")
+    text = path.read_text(encoding="utf-8")
+    assert "half a pair: \ufffd and a bidi &lt;U+202E&gt; control" in text
