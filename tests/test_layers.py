@@ -49,6 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("schedule",),  # recurring jobs: timing, clock, reports (the Hub stores the schedules)
     ("hub",),  # the local Hub: storage around the engines
     ("widgets",),  # ipywidgets views
+    ("report",),  # self-contained HTML reports and the read-only local viewer
     ("testing", "demo"),  # fakes for tests; the bundled demo
     ("cli",),  # the giskard-nb command line
     ("giskard_nb",),  # the top-level facade (giskard_nb/__init__.py re-exports the public names)

@@ -1,5 +1,5 @@
-"""The ``giskard-nb`` command line: ``eval``, ``scan``, ``hub`` and ``scheduler`` (one module each),
-the top layer. May import: errors, core, frames, scan, hub and demo.
+"""The ``giskard-nb`` command line: ``eval``, ``scan``, ``hub``, ``report``/``view`` and ``scheduler``
+(one module each), the top layer. May import: errors, core, frames, scan, hub, report and demo.
 
 Exit status: 0 when everything passed, 1 when a test case failed or errored, or a scan has a confirmed
 finding at or above ``--fail-on``, a grade below ``--fail-under`` or is incomplete (see ``giskard-nb
@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from giskard_nb.cli import evaluate, hub_cmd, scan, scheduler
+from giskard_nb.cli import evaluate, hub_cmd, report_cmd, scan, scheduler
 from giskard_nb.cli._common import EXAMPLES, UsageError
 
 __all__ = ["main"]
@@ -29,7 +29,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (evaluate, scan, hub_cmd, scheduler):
+    for module in (evaluate, scan, hub_cmd, report_cmd, scheduler):
         module.add_parser(commands)
     return root
 

@@ -135,10 +135,11 @@ def test_every_example_runs_as_written(folder: Path, http_agent: str, capsys, mo
     assert "== Scan " in shown and "INSERT" not in shown
     assert (folder / "cases.jsonl").is_file() and (folder / "results.csv").is_file()
     assert (folder / "junit.xml").is_file() and (folder / "scan.sarif").is_file()
+    assert (folder / "report.html").is_file() and (folder / "scan.html").is_file()
     assert (home / ".giskard_nb" / "hub.db").is_file()  # the Hub the page says: ~/.giskard_nb
 
 
-@pytest.mark.parametrize("args", [(), ("eval",), ("scan",), ("hub",), ("scheduler",)])
+@pytest.mark.parametrize("args", [(), ("eval",), ("scan",), ("hub",), ("report",), ("scheduler",)])
 def test_help_examples_are_lines_of_the_page(args: tuple[str, ...]) -> None:
     """What ``--help`` shows as examples is on the page, so the test above runs it."""
     from giskard_nb.cli import parser
