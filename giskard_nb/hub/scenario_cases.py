@@ -70,7 +70,7 @@ def test_case_to_scenario(
 test_case_to_scenario.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
-@agent_input("messages")  # its inputs are the test case's conversation, whatever its parameter's name
+@agent_input("messages")  # its inputs: the test case's conversation, whatever the parameter's name
 class _AgentTarget:
     """The scenario target calling an agent with the conversation. Equal for the same agent, so the
     core's cached signature check runs once per agent, not once per test case."""
