@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping, MutableSequence, Sequence
@@ -109,7 +110,7 @@ def agent_input(mode: AgentInput, agent: Any = None) -> Any:
 
 
 def _declared(fn: Any, convention: Convention) -> Any:
-    if is_async_callable(fn):
+    if _coroutine_callable(fn):
 
         async def declared(*args: Any, **kwargs: Any) -> Any:
             return await fn(*args, **kwargs)
@@ -126,14 +127,15 @@ def _declared(fn: Any, convention: Convention) -> Any:
 def is_async_callable(fn: Any) -> bool:
     """A coroutine function, an (async) generator function, or an object with an async ``__call__``:
     code that is cheap to call on the event loop (the work happens when it is awaited or iterated)."""
-    if (
-        inspect.iscoroutinefunction(fn)
-        or inspect.isasyncgenfunction(fn)
-        or inspect.isgeneratorfunction(fn)
-    ):
-        return True
+    return (
+        _coroutine_callable(fn) or inspect.isasyncgenfunction(fn) or inspect.isgeneratorfunction(fn)
+    )
+
+
+def _coroutine_callable(fn: Any) -> bool:
+    """A coroutine function, or an object whose ``__call__`` is one."""
     call = getattr(fn, "__call__", None)  # noqa: B004 - callable objects with an async __call__
-    return call is not None and inspect.iscoroutinefunction(call)
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 
 
 def same_convention(wrapper: Any, agent: Any) -> Any:
@@ -328,21 +330,31 @@ def agent_inputs(convention: Convention, inputs: Any, trace: Any = None) -> Any:
 # -- naming a mismatch ----------------------------------------------------------------------------------
 
 #: What a function that wanted the conversation says when it gets a string, and the reverse.
-_WANTED_MESSAGES = (
-    "string indices must be integers",
-    "string index out of range",
-    "'str' object has no attribute",
-)
+_WANTED_MESSAGES = ("string indices must be integers", "string index out of range")
 _WANTED_TEXT = (
-    "'list' object has no attribute",
-    "'dict' object has no attribute",
     "list indices must be integers",
     '(not "list")',
     "can only concatenate list",
     "got 'list'",
     "not 'list'",
     ", not list",
+    "list found",
 )
+_NO_ATTRIBUTE = re.compile(r"'(str|list|dict)' object has no attribute '(\w+)'")
+
+
+def _wanted(said: str, got: type) -> bool:
+    """Whether an error message shows a function that got a ``got`` (str or list) and wanted the
+    other shape: its words, or an attribute of the other shape missing (``'list' object has no
+    attribute 'lower'``: a str method; ``'str' object has no attribute 'get'``: a list or dict one)."""
+    if any(s in said for s in (_WANTED_MESSAGES if got is str else _WANTED_TEXT)):
+        return True
+    for kind, attribute in _NO_ATTRIBUTE.findall(said):
+        if got is str and kind == "str":
+            return hasattr(list, attribute) or hasattr(dict, attribute) or attribute == "content"
+        if got is list and kind in ("list", "dict"):  # the list, or a message of it
+            return hasattr(str, attribute)
+    return False
 
 
 def shape_error(agent: Any, convention: Convention, value: Any, exc: BaseException) -> Any:
@@ -354,14 +366,14 @@ def shape_error(agent: Any, convention: Convention, value: Any, exc: BaseExcepti
         return None
     said, name = str(exc), _name(agent)
     how = f"{type(exc).__name__}: {said}"
-    if isinstance(value, str) and any(s in said for s in _WANTED_MESSAGES):
+    if isinstance(value, str) and _wanted(said, str):
         return AgentInputError(
             f"{name} received the last user message as a string ({convention.reason}) and failed as "
             f"if it expected the conversation: {how}. {_CONVENTION} To give it the conversation, "
             "name its first parameter `messages` (without a `str` annotation) or decorate it with "
             '@agent_input("messages") (from giskard_nb import agent_input).'
         )
-    if as_conversation(value) is not None and any(s in said for s in _WANTED_TEXT):
+    if as_conversation(value) is not None and _wanted(said, list):
         return AgentInputError(
             f"{name} received the conversation, a list of {{'role', 'content'}} messages "
             f"({convention.reason}), and failed as if it expected a string: {how}. {_CONVENTION} "

@@ -286,6 +286,13 @@ def test_a_text_agent_given_the_conversation_gets_a_clear_error():
     assert "annotate its first parameter `str`" in message and '@agent_input("text")' in message
     assert isinstance(raised.value.__cause__, AttributeError)
 
+    def reading_a_mapping(question: str):  # annotated str, reads a dict
+        return question.get("content")
+
+    error = Scenario("s").interact("hi").run_sync(reading_a_mapping).steps[0].error
+    assert error.exception_type == "AgentInputError"
+    assert "its first parameter 'question' is annotated `str`" in error.message
+
 
 @pytest.mark.parametrize(
     "failing",
@@ -294,6 +301,8 @@ def test_a_text_agent_given_the_conversation_gets_a_clear_error():
         lambda messages: [][3],  # an IndexError of its own
         lambda messages: int("not a number"),  # a ValueError
         lambda messages: None + 1,  # a TypeError that says nothing of the shape
+        lambda messages: messages[-1].content,  # wants message objects: no str method is missing
+        lambda messages: messages.content,
     ],
 )
 def test_unrelated_errors_stay_the_agents_own(failing):
