@@ -55,6 +55,7 @@ from giskard_nb.checks.llm import (
     Toxicity,
 )
 from giskard_nb.checks.semantic import SemanticSimilarity
+from giskard_nb.core.agent_convention import agent_input
 from giskard_nb.core.check import Check
 from giskard_nb.core.extraction import JSONPathStr, NoMatch, resolve
 from giskard_nb.core.interaction import Interaction, Trace
@@ -79,6 +80,7 @@ from giskard_nb.core.testcase import (
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import (
     AgentError,
+    AgentInputError,
     ConfigError,
     DuplicateKindError,
     GiskardNBError,
@@ -168,6 +170,7 @@ def scenario(name: str | None = None, **kwargs) -> Scenario:
 
 __all__ = [
     "AgentError",
+    "AgentInputError",
     "AgentOutput",
     "AllOf",
     "AnswerRelevance",
@@ -278,6 +281,7 @@ __all__ = [
     "WithSpy",
     "WorkerPoolExhausted",
     "__version__",
+    "agent_input",
     "from_fn",
     "get_default_embedding_model",
     "get_default_generator",

@@ -10,6 +10,7 @@
     │   └── InputGenerationException   the inputs side raised (kept for seed compatibility)
     ├── LLMError                   anything that went wrong talking to a model (see giskard_nb.llm)
     ├── AgentError                 a Hub agent could not be called or answered nonsense
+    │   └── AgentInputError        an agent failed as if it expected the other input shape (text/messages)
     ├── WorkerPoolExhausted        too many abandoned (timed-out) sync calls still run in background threads
     └── HubError                   the local Hub refused an operation
         └── NotFoundError          no record with that id
@@ -103,6 +104,12 @@ class LLMError(GiskardNBError):
 
 class AgentError(GiskardNBError):
     """An agent could not be called, or its reply could not be understood."""
+
+
+class AgentInputError(AgentError):
+    """An agent failed as if it expected the other input shape: it received the conversation (a list
+    of messages) and wanted a string, or the reverse. The message says what it received, the
+    convention and how to switch; ``__cause__`` is the agent's own error."""
 
 
 class WorkerPoolExhausted(GiskardNBError):

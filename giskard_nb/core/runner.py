@@ -142,8 +142,9 @@ class ScenarioRunner:
             except InteractionGenerationError as exc:
                 if exc.partial_trace is not None:
                     state.trace = exc.partial_trace
-                if not return_exception:
-                    raise (exc.__cause__ or exc) from None
+                if not return_exception:  # the error itself, keeping its own cause
+                    original = exc.__cause__ or exc
+                    raise original from original.__cause__
                 error = TestCaseError.from_exception(exc.__cause__ or exc, exc.phase)
                 state.results.append(_errored_step(step, error, state.trace, t0))
                 state.results.extend(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import time
 import typing
 from abc import abstractmethod
 from collections.abc import AsyncGenerator
@@ -24,6 +23,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
+from giskard_nb.core.agent_call import call_user, timed_call_agent
 from giskard_nb.core.inject import Injector, injector
 from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.missing import MISSING, Value
@@ -90,7 +90,9 @@ TARGET_CALL_HOOK: ContextVar[Any] = ContextVar("giskard_nb_target_call_hook", de
 async def call_target(target: Any, inputs: Any, trace: Trace, plan: Injector | None = None) -> Any:
     """Produce outputs from a target: a static value or an (a)sync callable of (inputs[, trace]).
 
-    A sync callable runs on a worker thread (``giskard_nb.core.workers``), so sync targets run
+    The inputs reach it shaped by the agent convention (``giskard_nb.core.agent_call``): a target
+    that takes the conversation gets a string input as the conversation so far, one that takes text
+    gets a conversation input as its last user message. A sync callable runs on a worker thread (``giskard_nb.core.workers``), so sync targets run
     concurrently and a timeout abandons a hung one at the deadline. ``timed_call_target`` also gives
     the time the call took."""
     return (await timed_call_target(target, inputs, trace, plan)).outputs
@@ -113,51 +115,8 @@ async def timed_call_target(
 
 
 async def _call(target: Any, inputs: Any, trace: Trace, plan: Injector | None) -> TargetReply:
-    plan = plan or injector(target, _OUTPUT_NAMES)
-    out, seconds = await timed_call_user(plan, {"inputs": inputs, "trace": trace})
+    out, seconds = await timed_call_agent(target, inputs, {"trace": trace}, plan)
     return TargetReply(out, seconds)
-
-
-async def call_user(plan: Injector, values: dict[str, Any]) -> Any:
-    """Call user code: an async function on the event loop, a sync one on a worker thread (an
-    awaitable it returns is awaited on the loop)."""
-    return (await timed_call_user(plan, values))[0]
-
-
-async def timed_call_user(plan: Injector, values: dict[str, Any]) -> tuple[Any, float]:
-    """``call_user`` and the wall-clock seconds the call took (two ``perf_counter`` reads; a sync
-    function is timed on its worker thread, so waiting for a thread is not counted)."""
-    if is_async_callable(plan.fn):
-        start = time.perf_counter()
-        out = plan.call(values)
-        if inspect.isawaitable(out):
-            out = await out
-        return out, time.perf_counter() - start
-    out, seconds = await run_in_worker(_timed, plan.call, values)
-    if inspect.isawaitable(out):  # a sync function returning an awaitable: its wait counts too
-        start = time.perf_counter()
-        out = await out
-        seconds += time.perf_counter() - start
-    return out, seconds
-
-
-def _timed(fn: Any, values: dict[str, Any]) -> tuple[Any, float]:
-    start = time.perf_counter()
-    out = fn(values)
-    return out, time.perf_counter() - start
-
-
-def is_async_callable(fn: Any) -> bool:
-    """A coroutine function, an (async) generator function, or an object with an async ``__call__``:
-    code that is cheap to call on the event loop (the work happens when it is awaited or iterated)."""
-    if (
-        inspect.iscoroutinefunction(fn)
-        or inspect.isasyncgenfunction(fn)
-        or inspect.isgeneratorfunction(fn)
-    ):
-        return True
-    call = getattr(fn, "__call__", None)  # noqa: B004 - callable objects with an async __call__
-    return call is not None and inspect.iscoroutinefunction(call)
 
 
 def _advance(generator: Any, value: Any) -> tuple[bool, Any]:

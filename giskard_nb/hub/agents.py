@@ -19,25 +19,27 @@ The exchange itself (``giskard_nb.hub.http_reply``) is bounded: a reply over ``A
 (on the wire or decompressed) is an ``AgentError`` at once, never retried; redirects are followed only to
 the same origin, and a redirect elsewhere, to a non-http(s) URL or in a loop is an ``AgentError`` at once.
 
-A local agent is a function (sync or async) taking the list of ``{role, content}`` dicts and returning
-a string, a ``{role, content}`` dict, ``{"response": ..., "metadata": ...}`` or an object with
-``response`` and ``metadata`` attributes. Sync functions run on the core worker pool
-(``giskard_nb.core.workers``): slow ones run concurrently, and a timeout abandons a hung one at once.
+A local agent is a function (sync or async) taking the list of ``{role, content}`` dicts (or, when its
+first parameter is annotated ``str`` or named like text, the last user message: the one agent
+convention, ``giskard_nb.core.agent_call``) and returning a string, a ``{role, content}`` dict,
+``{"response": ..., "metadata": ...}`` or an object with ``response`` and ``metadata`` attributes. Sync
+functions run on the core worker pool (``giskard_nb.core.workers``): slow ones run concurrently, and a
+timeout abandons a hung one at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from giskard_nb.core.agent_call import call_with_messages
+from giskard_nb.core.agent_convention import agent_input
 from giskard_nb.core.reply import AgentOutput, ChatMessage, to_agent_output
 from giskard_nb.core.sanitize import valid_unicode
-from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
 from giskard_nb.hub.http_reply import exchange
 from giskard_nb.hub.models.agent import Agent
@@ -71,6 +73,7 @@ def _messages(messages: Sequence[Any]) -> list[dict[str, str]]:
     return out
 
 
+@agent_input("messages")
 class RemoteAgent:
     """An async callable sending a conversation to a registered agent. Use as an async context manager
     (it owns an ``httpx.AsyncClient``) or pass a shared ``client``."""
@@ -251,28 +254,24 @@ def _openai(data: dict[str, Any], agent_name: str) -> AgentOutput:
     )
 
 
+@agent_input("messages")
 class LocalAgent:
-    """An async callable wrapping a Python function used as an agent."""
+    """An async callable wrapping a Python function used as an agent. The function receives the
+    conversation, or its last user message when its first parameter is annotated ``str`` or named
+    like text (the agent convention, ``giskard_nb.core.agent_call``)."""
 
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None):
         if not callable(fn):
             raise GiskardValidationError(
-                f"a local agent is a function taking the list of messages, got {type(fn).__name__}"
+                "a local agent is a function taking the conversation (a list of {role, content} "
+                f"messages) or, with a `str` first parameter, the last user message; got "
+                f"{type(fn).__name__}"
             )
         self.fn = fn
         self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
-        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-            getattr(fn, "__call__", None)  # noqa: B004
-        )
 
     async def __call__(self, messages: Sequence[Any]) -> AgentOutput:
-        conversation = _messages(messages)
-        if self._is_async:
-            out = await self.fn(conversation)
-        else:
-            out = await run_in_worker(self.fn, conversation)
-            if inspect.isawaitable(out):
-                out = await out
+        out = await call_with_messages(self.fn, _messages(messages))
         return to_agent_output(out, agent_name=f"local agent {self.name!r}")
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic_core import to_json
 
+from giskard_nb.core.agent_convention import agent_input
 from giskard_nb.core.check import Check
 from giskard_nb.core.collector import frozen
 from giskard_nb.core.interaction import Interaction, Trace
@@ -78,6 +79,7 @@ def agent_outputs(
     as outputs, its metadata as plain JSON). ``roles`` receives, by test case id, the role of a reply
     that is not the assistant's."""
 
+    @agent_input("messages")  # the test case's conversation, as the agent convention reads it
     async def call_agent(inputs: list[dict[str, str]], trace: Trace) -> Interaction:
         output = await agent(inputs)
         if roles is not None and output.response.role != "assistant":

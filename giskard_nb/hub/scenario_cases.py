@@ -19,6 +19,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from giskard_nb.core.agent_convention import agent_input
 from giskard_nb.core.check import Check
 from giskard_nb.core.interaction import Interaction
 from giskard_nb.core.missing import MISSING
@@ -69,6 +70,7 @@ def test_case_to_scenario(
 test_case_to_scenario.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
+@agent_input("messages")  # its inputs: the test case's conversation, whatever the parameter's name
 class _AgentTarget:
     """The scenario target calling an agent with the conversation. Equal for the same agent, so the
     core's cached signature check runs once per agent, not once per test case."""

@@ -1,7 +1,8 @@
 """Calling the agent under test: chat messages in, an ``AgentReply`` out.
 
 An agent is a callable taking a list of chat messages ``[{"role": ..., "content": ...}]`` (sync or
-async). What it returns is read by the core's one normaliser (``giskard_nb.core.reply``): a string, a
+async), or the last user message when its first parameter is annotated ``str`` or named like text: the
+one agent convention and adapter, ``giskard_nb.core.agent_call``. What it returns is read by the core's one normaliser (``giskard_nb.core.reply``): a string, a
 message dict ``{"role": "assistant", "content": ...}`` (OpenAI-style ``tool_calls`` are kept), a dict
 ``{"response": <str | message>, "metadata": {...}}``, or an object with ``response`` (and ``metadata``)
 or ``content`` attributes. Tool calls may also be reported in ``metadata["tool_calls"]``.
@@ -14,12 +15,11 @@ or ``content`` attributes. Tool calls may also be reported in ``metadata["tool_c
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable
 from typing import Any
 
+from giskard_nb.core.agent_call import call_with_messages
 from giskard_nb.core.reply import AgentOutput, to_agent_output
-from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import AgentError
 
 __all__ = ["AgentReply", "call_agent", "normalize_reply"]
@@ -39,21 +39,17 @@ async def call_agent(
     *,
     timeout: float | None = None,
 ) -> AgentReply:
-    """Call ``agent`` with a copy of ``messages``. Sync agents run on the core worker pool
-    (``giskard_nb.core.workers``); at the timeout a hung one is abandoned and the call returns.
+    """Call ``agent`` with a copy of ``messages`` (or their last user message, by the agent
+    convention). Sync agents run on the core worker pool (``giskard_nb.core.workers``); at the
+    timeout a hung one is abandoned and the call returns.
 
     Raises ``AgentError`` (with the original exception as ``__cause__``) when the agent raises,
-    returns something unusable, or does not answer within ``timeout`` seconds.
+    returns something unusable, or does not answer within ``timeout`` seconds; an
+    ``AgentInputError`` when it failed as if it expected the other input shape.
     """
-    payload = [dict(m) for m in messages]
     try:
         async with asyncio.timeout(timeout):  # cheaper than wait_for: no extra task per call
-            if _is_async(agent):
-                out = await agent(payload)
-            else:
-                out = await run_in_worker(agent, payload)
-                if inspect.isawaitable(out):
-                    out = await out
+            out = await call_with_messages(agent, messages)
     except TimeoutError:
         raise AgentError(f"the agent did not answer within {timeout} s") from None
     except AgentError:
@@ -61,10 +57,3 @@ async def call_agent(
     except Exception as exc:
         raise AgentError(f"the agent raised {type(exc).__name__}: {exc}") from exc
     return normalize_reply(out)
-
-
-def _is_async(agent: Any) -> bool:
-    if inspect.iscoroutinefunction(agent):
-        return True
-    call = getattr(agent, "__call__", None)  # noqa: B004 - callable objects with async __call__
-    return inspect.iscoroutinefunction(call)

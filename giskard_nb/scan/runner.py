@@ -64,7 +64,8 @@ async def run_scan(
     plan: ScanPlan | None = None,
     **overrides: Any,
 ) -> ScanReport:
-    """Scan ``agent`` (a callable taking ``[{role, content}]`` messages, sync or async).
+    """Scan ``agent`` (a callable taking ``[{role, content}]`` messages, sync or async; or the last
+    user message when its first parameter is annotated ``str``: ``giskard_nb.core.agent_convention``).
 
     ``judge`` / ``generator``: models for judged detectors and for written attacks (default: the
     configured default generator, if any; ``None`` for none). Options are a ``ScanOptions`` and/or

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from giskard_nb.core.agent_call import call_user, is_async_callable
+from giskard_nb.core.agent_convention import same_convention
+from giskard_nb.core.inject import injector
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite import Suite
 from giskard_nb.core.suite_result import SuiteResult
-from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.widgets._common import named
 from giskard_nb.widgets.results_viewer import ResultsViewer
@@ -37,25 +39,17 @@ def _zero() -> dict[str, int]:
 def offload_sync_agent(agent: Any) -> Any:
     """An async twin of a synchronous agent that calls it on a worker thread (same parameters by
     name: ``inputs`` and ``trace``), so a slow agent never blocks the notebook's event loop (the core
-    worker pool: a timeout abandons a hung call)."""
-    import inspect
-
-    from giskard_nb.core.inject import injector
-
-    if not callable(agent) or inspect.iscoroutinefunction(agent):
-        return agent
-    if inspect.iscoroutinefunction(getattr(agent, "__call__", None)):  # noqa: B004
+    worker pool: a timeout abandons a hung call). It receives what the agent receives by the agent
+    convention (``giskard_nb.core.agent_convention``): the conversation, or the last user message."""
+    if not callable(agent) or is_async_callable(agent):
         return agent
     plan = injector(agent, ("inputs", "trace"))
 
     async def threaded(inputs: Any, trace: Any) -> Any:
-        out = await run_in_worker(plan.call, {"inputs": inputs, "trace": trace})
-        if inspect.isawaitable(out):
-            out = await out
-        return out
+        return await call_user(plan, {"inputs": inputs, "trace": trace})
 
     threaded.__qualname__ = getattr(agent, "__qualname__", "agent")
-    return threaded
+    return same_convention(threaded, agent)
 
 
 class SuiteBackend:
@@ -121,7 +115,8 @@ class SuiteBackend:
 
 class HubBackend:
     """A Hub project's datasets, run against its registered agents and the given local Python agents
-    (functions of the message list); every run is stored as a Hub evaluation."""
+    (functions of the conversation or, by the agent convention, of its last user message); every
+    run is stored as a Hub evaluation."""
 
     def __init__(
         self,

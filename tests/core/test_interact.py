@@ -32,7 +32,7 @@ async def test_static_inputs_and_outputs():
     "outputs",
     [
         lambda inputs: inputs.upper(),
-        lambda x: x.upper(),
+        lambda x: x[-1]["content"].upper(),  # by position; not named like text: the conversation
         lambda inputs, trace: inputs.upper() + "!" * len(trace.interactions),
         lambda trace, inputs: inputs.upper() + "!" * len(trace.interactions),
     ],

@@ -120,8 +120,10 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         on_result: OnResult | None = None,
     ) -> Evaluation:
         """Evaluate a Python function (sync or async) taking the list of ``{role, content}`` messages
-        and returning a string, a message dict or an object with response and metadata. Options as
-        ``acreate`` (``on_result(result)``: called with each result once stored)."""
+        (or the last user message when its first parameter is annotated ``str`` or named like text:
+        ``giskard_nb.core.agent_convention``) and returning a string, a message dict or an object
+        with response and metadata. Options as ``acreate`` (``on_result(result)``: called with each
+        result once stored)."""
         from giskard_nb.hub.agents import LocalAgent
 
         local = LocalAgent(agent, name=agent_name)
