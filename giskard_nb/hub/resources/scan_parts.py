@@ -93,12 +93,8 @@ class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
         scan_id: str | None = None,
         successful: bool | None = None,
         review_status: str | ReviewStatus | None = None,
-        errored: bool | None = None,
-        limit: int | None = None,
     ) -> list[ScanAttempt]:
-        """The attempts of a scan probe (``probe_id``: a ``ScanProbe`` id) or of a whole scan;
-        ``errored``: only those whose call failed (or only those that ran); ``limit``: at most that
-        many (the first stored)."""
+        """The attempts of a scan probe (``probe_id``: a ``ScanProbe`` id) or of a whole scan."""
         if probe_id is None and scan_id is None:
             raise GiskardValidationError(
                 "give a scan probe id (hub.scans.probes.list(scan_id)) or scan_id="
@@ -114,9 +110,7 @@ class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
             where.append(t.c.successful == bool(successful))
         if review_status is not None:
             where.append(t.c.review_status == ReviewStatus.parse(review_status).value)
-        if errored is not None:
-            where.append(t.c.error.is_not(None) if errored else t.c.error.is_(None))
-        return self._list(*where, limit=limit)
+        return self._list(*where)
 
     def update(
         self,
