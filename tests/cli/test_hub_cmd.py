@@ -304,3 +304,19 @@ def test_a_closed_pipe_ends_quietly(hub_file, tmp_path, args) -> None:
         os.close(write_end)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""  # no traceback, no "Exception ignored"
+
+
+def test_eval_takes_a_registered_agent_by_its_short_id(tmp_path, http_agent, capsys) -> None:
+    from giskard_nb.hub import Hub
+
+    db = str(tmp_path / "hub.db")
+    with Hub(db) as hub:
+        project = hub.projects.create("p")
+        agent = hub.agents.create(project.id, name="echo", url=http_agent)
+        dataset = hub.datasets.create(project.id, name="d")
+        hub.test_cases.create(dataset.id, messages="hi", checks=[CHECK])
+    args = ["eval", "--dataset", dataset.id, "--hub", db, "--no-progress", "--agent"]
+    assert main([*args, agent.id[-8:]]) == 1  # "Hello: hi" has no "open": it ran, and failed
+    assert "0 pass, 1 fail, 0 error" in capsys.readouterr().out
+    assert main([*args, "abcd0000"]) == 2
+    assert "no registered agent has that id or name" in capsys.readouterr().err
