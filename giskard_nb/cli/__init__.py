@@ -85,13 +85,14 @@ def _drop_stdout() -> None:
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    from giskard_nb.core.sanitize import terminal_text
     from giskard_nb.errors import GiskardNBError
 
     args = parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except (UsageError, GiskardNBError) as exc:
-        print(f"giskard-nb {args.command}: {exc}", file=sys.stderr)
+    except (UsageError, GiskardNBError) as exc:  # a message may quote an agent's reply
+        print(f"giskard-nb {args.command}: {terminal_text(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"giskard-nb {args.command}: interrupted", file=sys.stderr)

@@ -320,3 +320,20 @@ def test_eval_takes_a_registered_agent_by_its_short_id(tmp_path, http_agent, cap
     assert "0 pass, 1 fail, 0 error" in capsys.readouterr().out
     assert main([*args, "abcd0000"]) == 2
     assert "no registered agent has that id or name" in capsys.readouterr().err
+
+
+def test_eval_prints_an_agent_error_without_terminal_controls(tmp_path, capsys, monkeypatch):
+    (tmp_path / "hostile_agent.py").write_text(
+        f"def answer(messages):\n    raise RuntimeError({HOSTILE!r})\n", encoding="utf-8"
+    )
+    (tmp_path / "cases.jsonl").write_text(json.dumps({"messages": "hi", "checks": [CHECK]}) + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    code = main(
+        ["eval", "--dataset", "cases.jsonl", "--agent", "hostile_agent:answer", "--memory",
+         "--no-progress"]
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1 and "why:   RuntimeError during target: =HYPERLINK(1) RED evil" in captured.out
+    for text in (captured.out, captured.err):
+        assert not any(ch in text for ch in "\x1b\x07\x9b\u202e\u2066"), repr(text)
