@@ -42,17 +42,14 @@ def parser() -> argparse.ArgumentParser:
 
 
 def version() -> str:
-    """The installed package's version (``giskard_nb.__version__`` when run from a source tree that
-    is not installed)."""
+    """The installed package's version (from its metadata)."""
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as installed
 
     try:
         return installed("giskard-nb")
-    except PackageNotFoundError:
-        from giskard_nb import __version__
-
-        return __version__
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed: pip install -e . in the checkout)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
