@@ -178,10 +178,8 @@ def _when(moment: Any) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
-def _newest(records: list[Any], what: str, hub: Any) -> Any:
-    if not records:
-        raise UsageError(f"no {what} in {hub!r}: nothing to list")
-    return max(records, key=lambda r: (r.created_at, r.id))
+def _newest(records: list[Any]) -> Any:
+    return max(records, key=lambda r: (r.created_at, r.id)) if records else None
 
 
 def _limited(rows: list[Any], limit: int, what: str) -> list[Any]:
@@ -200,7 +198,10 @@ def _list_results(hub: Any, args: argparse.Namespace, project_id: str | None) ->
     if args.evaluation is not None:
         evaluation = find(hub, args.evaluation, kinds=("evaluation",), what="--evaluation")[1]
     else:
-        evaluation = _newest(hub.evaluations.list(project_id=project_id), "evaluations", hub)
+        evaluation = _newest(hub.evaluations.list(project_id=project_id))
+        if evaluation is None:
+            say(f"no evaluations in {hub!r}: no results to list")
+            return 0
     results = hub.evaluations.results.list(
         evaluation.id,
         status=args.status,
@@ -231,7 +232,10 @@ def _list_attempts(hub: Any, args: argparse.Namespace, project_id: str | None) -
     if args.scan is not None:
         scan = find(hub, args.scan, kinds=("scan",), what="--scan")[1]
     else:
-        scan = _newest(hub.scans.list(project_id=project_id), "scans", hub)
+        scan = _newest(hub.scans.list(project_id=project_id))
+        if scan is None:
+            say(f"no scans in {hub!r}: no attempts to list")
+            return 0
     attempts = [
         a
         for a in hub.scans.attempts.list(scan_id=scan.id)
