@@ -183,7 +183,7 @@ def _newest(records: list[Any]) -> Any:
 
 
 def _limited(rows: list[Any], limit: int, what: str) -> list[Any]:
-    """The first ``limit`` rows (the caller fetched one more), with a note on stderr if cut."""
+    """The first ``limit`` rows (0: all), with a note on stderr when there were more."""
     if limit and len(rows) > limit:
         print(f"(the first {limit} {what}: --limit N shows more, --limit 0 all)", file=sys.stderr)
         return rows[:limit]

@@ -95,6 +95,9 @@ def test_every_list_has_a_header_and_short_ids(hub_file, capsys) -> None:
         assert out.splitlines()[1].split()[0] == hub_file[kind[:-1]][-8:]
     code, out, _ = run(hub_file, "hub", "list", "agents", capsys=capsys)
     assert code == 0 and out.startswith("no agents in <Hub ")
+    for kind, what in (("results", "evaluations"), ("attempts", "scans")):
+        assert main(["hub", "list", kind, "--memory"]) == 0
+        assert capsys.readouterr().out.startswith(f"no {what} in <Hub in memory")
 
 
 def test_list_results_filters(hub_file, capsys) -> None:
