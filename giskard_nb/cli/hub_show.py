@@ -129,8 +129,11 @@ def _result(hub: Any, result: Any) -> None:
     evaluation = hub.evaluations.retrieve(result.evaluation_id)
     say(
         f"Result {short_id(result.id)} of evaluation {short_id(evaluation.id)} {evaluation.name!r}: "
-        f"{result.status.upper()} in {result.duration_ms:.0f} ms (test case "
-        f"{short_id(result.test_case_id)})"
+        f"{result.status.upper()} in {result.duration_ms:.0f} ms"
+    )
+    say(
+        f"test case {short_id(result.test_case_id)}{_case_name(hub, result.test_case_id)}, tags: "
+        f"{', '.join(result.tags) or '(none)'}"
     )
     if result.failure_category is not None:
         why = f": {result.failure_category_reason}" if result.failure_category_reason else ""
@@ -159,6 +162,16 @@ def _result(hub: Any, result: Any) -> None:
         say(f"  {check.status.upper():5} {check.name}{message}{extra}")
     if not result.checks:
         say(f"  (none: {result.scenario_result.skip_reason or 'no check ran'})")
+
+
+def _case_name(hub: Any, test_case_id: str) -> str:
+    from giskard_nb.errors import NotFoundError
+
+    try:
+        name = hub.test_cases.retrieve(test_case_id).name
+    except NotFoundError:
+        return " (deleted since)"
+    return f" {name!r}" if name else ""
 
 
 def _scan(hub: Any, scan: Any) -> None:
