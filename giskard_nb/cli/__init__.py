@@ -5,11 +5,15 @@ Exit status: 0 when everything passed, 1 when a test case failed or errored, or 
 finding at or above ``--fail-on``, a grade below ``--fail-under`` or is incomplete (see ``giskard-nb
 scan --help``), 2 for usage errors and bad input (a missing file, an unknown agent, a Hub that cannot
 be opened). See docs/cli.md.
+
+Output closed early (``giskard-nb hub show ID | head``) ends the command quietly with status 0, as
+other Unix tools do, instead of a ``BrokenPipeError`` traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -28,21 +32,64 @@ def parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    root.add_argument(
+        "--version", action="version", version=f"giskard-nb {version()}", help="print the version"
+    )
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in (evaluate, scan, hub_cmd, report_cmd, scheduler):
         module.add_parser(commands)
     return root
 
 
+def version() -> str:
+    """The installed package's version (from its metadata)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("giskard-nb")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed: pip install -e . in the checkout)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status (0 ok, 1 failures found, 2 usage error)."""
+    try:
+        try:
+            code = _run(argv)
+        except SystemExit:  # --help, --version and usage errors: argparse printed and exits
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()  # here, so that a closed pipe is seen now rather than at exit
+        return code
+    except BrokenPipeError:
+        _drop_stdout()
+        return 0
+
+
+def _drop_stdout() -> None:
+    """Point stdout at the null device: what is still buffered for a reader that is gone is
+    discarded at exit instead of raising again (the Python documentation's recipe for SIGPIPE)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    from giskard_nb.core.sanitize import terminal_text
     from giskard_nb.errors import GiskardNBError
 
     args = parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except (UsageError, GiskardNBError) as exc:
-        print(f"giskard-nb {args.command}: {exc}", file=sys.stderr)
+    except (UsageError, GiskardNBError) as exc:  # a message may quote an agent's reply
+        print(f"giskard-nb {args.command}: {terminal_text(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"giskard-nb {args.command}: interrupted", file=sys.stderr)

@@ -71,7 +71,8 @@ def import_function(spec: str) -> Callable[..., Any]:
 
 
 def resolve_agent(hub: Any, project: Any, spec: str, *, timeout: float | None) -> tuple[str, Any]:
-    """``("local", function)`` or ``("hub", agent record)`` for ``--agent``."""
+    """``("local", function)`` or ``("hub", agent record)`` for ``--agent`` (a registered agent by
+    its name, its id, or 4+ characters of the start or end of its id)."""
     if spec.startswith(("http://", "https://")):
         from giskard_nb.hub.secrets import mask_url
 
@@ -86,6 +87,10 @@ def resolve_agent(hub: Any, project: Any, spec: str, *, timeout: float | None) -
     for agent in hub.agents.list():
         if spec in (agent.id, agent.name):
             return "hub", agent
+    if len(spec.strip()) >= 4 and hub.agents.ids_matching(spec, limit=1):
+        from giskard_nb.cli.lookup import find  # a short id (lookup imports this module)
+
+        return "hub", find(hub, spec, kinds=("agent",), what="--agent")[1]
     raise UsageError(
         f"--agent {spec!r}: not module:function, not an http(s) URL, and no registered agent has "
         "that id or name (list them with: giskard-nb hub list agents)"

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from giskard_nb.cli.output import say
 from giskard_nb.core.files import atomic_write
 from giskard_nb.core.junit import xml_text
 
@@ -40,16 +41,18 @@ def _why(result: Any) -> str:
 
 
 def print_failures(results: Any) -> None:
+    """Each failed or errored result: its question, the agent's reply and why (printed without
+    terminal controls: the reply is untrusted)."""
     bad = [r for r in results if r.status in ("fail", "error")]
     if not bad:
         return
-    print("\nFailed and errored test cases:")
+    say("\nFailed and errored test cases:")
     for result in bad:
         category = f" [{result.failure_category.title}]" if result.failure_category else ""
-        print(f"  {result.status.upper()}{category} {_clip(_question(result), 100)!r}")
+        say(f"  {result.status.upper()}{category} {_clip(_question(result), 100)!r}")
         if result.agent_output is not None:
-            print(f"      agent: {_clip(result.agent_output.content)!r}")
-        print(f"      why:   {_clip(_why(result), 300)}")
+            say(f"      agent: {_clip(result.agent_output.content)!r}")
+        say(f"      why:   {_clip(_why(result), 300)}")
 
 
 def write_junit(evaluation: Any, results: Any, path: str | os.PathLike[str]) -> Path:

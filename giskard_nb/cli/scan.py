@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from giskard_nb.cli._common import UsageError, add_hub_options, open_hub, project_for, resolve_agent
+from giskard_nb.cli.output import say
 
 __all__ = ["add_parser", "confirmed", "run"]
 
@@ -191,7 +192,7 @@ def _scan(hub: Any, args: argparse.Namespace) -> int:
         scan = hub.scans.create(agent.project_id, agent_id=agent.id, **options)
     sys.stderr.flush()
     report = scan.report()
-    print(report.report())
+    say(report.report())  # agent text quoted in findings: without terminal controls
     if args.sarif:
         report.to_sarif(args.sarif, agent_name=args.agent or "demo support agent")
         print(f"SARIF report: {args.sarif}", file=sys.stderr)

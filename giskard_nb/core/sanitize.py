@@ -23,6 +23,11 @@ The caps have defaults (``LIMITS``) that the environment can change: ``GISKARD_N
 ``GISKARD_NB_MAX_STRING``, ``GISKARD_NB_MAX_ITEMS``, ``GISKARD_NB_MAX_TOTAL``; a keyword argument wins
 over both. ``valid_unicode(text)`` is the string part alone (no caps), for user-written text, and
 ``valid_unicode_data(value)`` applies it to every string (and key) inside dicts and lists.
+
+``terminal_text(text)`` is untrusted text made safe to print to a terminal: terminal escape sequences
+(CSI, OSC, DCS... in their 7- and 8-bit forms), control characters other than newline and tab, and the
+bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) removed; ``one_line=True`` also
+folds every run of whitespace into one space.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import functools
 import json
 import math
 import os
+import re
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
@@ -46,6 +52,7 @@ __all__ = [
     "LIMITS",
     "SafeDataLimits",
     "limits_from_env",
+    "terminal_text",
     "to_safe_data",
     "valid_unicode",
     "valid_unicode_data",
@@ -116,6 +123,25 @@ def valid_unicode_data(value: Any) -> Any:
     except (ValueError, TypeError, RecursionError):
         return value  # not plain data (a cycle...): left to the model's own validation
     return value
+
+
+# a control string (OSC, DCS, SOS, PM, APC) up to its terminator (BEL or ST), a CSI sequence, then
+# any other escape sequence: what is left of an unterminated string is removed as control characters
+_TERMINAL_SEQUENCE = re.compile(
+    r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|\x1b[ -/]*[0-~]"
+)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(text: str, *, one_line: bool = False) -> str:
+    """``text`` safe to print to a terminal (see the module docstring): nothing in it can move the
+    cursor, recolour or hide text, set the window title, open a hyperlink, or reorder what is shown."""
+    text = valid_unicode(text)
+    if not text.isprintable():
+        text = _CONTROL.sub("", _TERMINAL_SEQUENCE.sub("", text))
+    return " ".join(text.split()) if one_line else text
 
 
 def _skip(_value: Any) -> None:

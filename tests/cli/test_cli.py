@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -91,17 +92,20 @@ def test_eval_passing_file_then_browse_and_export(work: Path) -> None:
     assert bad.returncode == 1 and "ERROR" in bad.stdout and "boom" in bad.stdout
 
     listed = cli("hub", "list", "evaluations", "--hub", db, cwd=work)
-    assert listed.returncode == 0 and listed.stdout.count("\n") == 2
+    assert listed.returncode == 0 and listed.stdout.count("\n") == 3  # a header, two evaluations
+    assert listed.stdout.split()[:5] == ["ID", "NAME", "STATUS", "PASS", "RATE"]
     assert "pass rate 100% (2 of 2 judged; 0 errored)" in listed.stdout
     # every result errored: no rate, and it says why (never "0%", as if every answer were wrong)
     assert "pass rate n/a (all results errored: 2 errored)" in listed.stdout
     assert "pass rate 0%" not in listed.stdout
     datasets = cli("hub", "list", "datasets", "--hub", db, cwd=work).stdout
-    assert datasets.count("cases.jsonl (") == 1 and "2 cases" in datasets  # uploaded once
-    evaluation_id = listed.stdout.split()[0]
+    assert datasets.count("cases.jsonl (") == 1  # uploaded once
+    assert datasets.splitlines()[1].endswith(")  2")  # its TEST CASES column
+    evaluation_id = listed.stdout.splitlines()[1].split()[0]  # a short id: the last 8 characters
+    assert len(evaluation_id) == 8
     shown = cli("hub", "show", evaluation_id, "--hub", db, cwd=work)
     assert shown.returncode == 0 and "pass rate 100%" in shown.stdout
-    exported = cli("hub", "export", datasets.split()[0], "--hub", db, cwd=work)
+    exported = cli("hub", "export", datasets.splitlines()[1].split()[0], "--hub", db, cwd=work)
     assert [
         json.loads(line)["messages"][0]["content"] for line in exported.stdout.splitlines()
     ] == [
@@ -258,7 +262,7 @@ def test_eval_an_http_agent_registers_it_once(work: Path, http_agent: str) -> No
     assert "1 pass, 1 fail, 0 error" in first.stdout
     assert cli(*args, cwd=work).returncode == 1
     agents = cli("hub", "list", "agents", "--hub", db, cwd=work).stdout
-    assert agents.count("\n") == 1 and http_agent in agents  # registered once, then reused
+    assert agents.count("\n") == 2 and http_agent in agents  # registered once, then reused
 
 
 def test_hub_show_of_a_crashed_scan_is_readable(work: Path) -> None:
@@ -297,4 +301,4 @@ def test_hub_show_of_a_crashed_scan_is_readable(work: Path) -> None:
         assert raw not in shown.stdout
     assert "grade C" not in shown.stdout
     listed = cli("hub", "list", "scans", "--hub", str(db), cwd=work)
-    assert "error  grade -" in listed.stdout
+    assert re.search(r"  error +- +\d{4}-", listed.stdout), listed.stdout  # STATUS error, GRADE -

@@ -62,7 +62,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 def _ids(home: Path) -> dict[str, str]:
-    """The newest dataset, evaluation and scan of the Hub the earlier lines wrote."""
+    """The newest dataset, evaluation, failed result and scan of the Hub the earlier lines wrote."""
     from giskard_nb.hub import Hub
 
     path = home / ".giskard_nb" / "hub.db"
@@ -74,6 +74,11 @@ def _ids(home: Path) -> dict[str, str]:
             "DATASET_ID": hub.datasets.list(),
             "EVALUATION_ID": hub.evaluations.list(),
             "SCAN_ID": hub.scans.list(),
+            "RESULT_ID": [
+                r
+                for e in hub.evaluations.list()
+                for r in hub.evaluations.results.list(e.id, status="fail")
+            ],
         }
         return {k: max(v, key=lambda r: r.created_at).id for k, v in newest.items() if v}
     finally:
@@ -133,6 +138,12 @@ def test_every_example_runs_as_written(folder: Path, http_agent: str, capsys, mo
     assert "\nexit 1: incomplete: " in demo
     shown = out['giskard-nb hub show "$SCAN_ID"']
     assert "== Scan " in shown and "INSERT" not in shown
+    assert re.match(r"giskard-nb \d+\.\d+", out["giskard-nb --version"])
+    result = out['giskard-nb hub show "$RESULT_ID"']
+    assert "\nConversation:\n" in result and "\nChecks:\n  FAIL " in result
+    listed = out['giskard-nb hub list results --evaluation "$EVALUATION_ID" --status fail']
+    assert listed.splitlines()[0].startswith("results of evaluation ")
+    assert (folder / "report.junit.xml").is_file() and (folder / "findings.sarif").is_file()
     assert (folder / "cases.jsonl").is_file() and (folder / "results.csv").is_file()
     assert (folder / "junit.xml").is_file() and (folder / "scan.sarif").is_file()
     assert (folder / "report.html").is_file() and (folder / "scan.html").is_file()

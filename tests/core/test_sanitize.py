@@ -152,3 +152,25 @@ def test_caps_come_from_the_environment(monkeypatch):
     assert to_safe_data("abcdefgh", max_string=100) == "abcdefgh"
     monkeypatch.setenv("GISKARD_NB_MAX_STRING", "not a number")
     assert to_safe_data("abcdefgh") == "abcdefgh"
+
+
+def test_terminal_text_removes_what_a_terminal_acts_on() -> None:
+    from giskard_nb.core.sanitize import terminal_text
+
+    hostile = {
+        "\x1b]0;pwned\x07title": "title",  # OSC: the window title, ended by BEL
+        "\x1b]8;;https://evil.example\x1b\\Click\x1b]8;;\x1b\\": "Click",  # OSC 8 hyperlink, ST
+        "a\x1b[8mhidden\x1b[0m\x1b[2K\x1b[1A b": "ahidden b",  # CSI: conceal, erase, cursor up
+        "x\x9b31my \x9d0;t\x9c z": "xy  z",  # the 8-bit CSI and OSC
+        "\x1bPq#0;2;0;0;0\x1b\\sixel": "sixel",  # DCS
+        "\x1bc reset": " reset",  # a two-byte escape (RIS)
+        "unterminated \x1b]0;abc": "unterminated 0;abc",  # nothing swallowed after it
+        "bidi \u202eabc\u2066d\u2069": "bidi abcd",  # Trojan-source overrides and isolates
+        "bell\x07 back\x08 cr\r del\x7f": "bell back cr del",
+        "lone \ud800": "lone \ufffd",
+    }
+    for text, shown in hostile.items():
+        assert terminal_text(text) == shown, repr(text)
+    kept = "tab\there\nnext line, héllo 日本 👍🏽 \\x1b[31m written out"
+    assert terminal_text(kept) == kept
+    assert terminal_text(" a\n\tb  c\r\n", one_line=True) == "a b c"

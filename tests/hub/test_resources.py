@@ -246,3 +246,18 @@ def test_deleting_a_project_deletes_everything_in_it(hub: Hub) -> None:
     hub.projects.delete(project.id)
     assert hub.agents.list() == hub.datasets.list() == hub.test_cases.list() == []
     assert hub.checks.list() == hub.evaluations.list() == []
+
+
+def test_ids_matching_by_start_or_end(hub: Hub) -> None:
+    first = hub.projects.create("first")
+    second = hub.projects.create("second")
+    assert hub.projects.ids_matching(first.id[-6:]) == [first.id]
+    assert hub.projects.ids_matching(second.id[:-1].upper()) == [second.id]
+    # time-ordered ids: two records written in the same minute share their first 8 characters
+    assert hub.projects.ids_matching(first.id[:8]) == sorted([first.id, second.id])
+    assert hub.projects.ids_matching(first.id[:8], limit=1) == [first.id]
+    assert hub.agents.ids_matching(first.id[-6:]) == []  # one resource's ids only
+    for wildcard in ("____", "%%%%", "0\\%_"):  # LIKE's wildcards are matched as themselves
+        assert hub.projects.ids_matching(wildcard) == []
+    with pytest.raises(GiskardValidationError, match="at least 4 characters"):
+        hub.projects.ids_matching("ab ")

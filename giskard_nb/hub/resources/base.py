@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import sqlalchemy as sa
 
-from giskard_nb.errors import HubError, NotFoundError
+from giskard_nb.errors import GiskardValidationError, HubError, NotFoundError
 from giskard_nb.hub.audit import diff_fields
 from giskard_nb.hub.models.base import SCHEMA_VERSION, HubRecord, build, utcnow
 from giskard_nb.hub.storage_errors import bad_row
@@ -78,6 +78,27 @@ class Resource(Generic[R]):
             conn.execute(sa.delete(self.table).where(self.table.c.id == id))
             self._audit(conn, "delete", record, self._audit_view(record))
         self._store.secrets.forget(record.model_dump(mode="json", context=_REVEAL))
+
+    def ids_matching(self, part: str, *, limit: int = 10) -> list[str]:
+        """At most ``limit`` ids of this resource that start or end with ``part`` (at least four
+        characters, case-insensitive): what a short id a user typed may refer to."""
+        part = part.strip().lower()
+        if len(part) < 4:
+            raise GiskardValidationError(f"{part!r}: give at least 4 characters of an id")
+        pattern = part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        column = self.table.c.id
+        query = (
+            sa.select(column)
+            .where(
+                sa.or_(
+                    column.like(f"{pattern}%", escape="\\"), column.like(f"%{pattern}", escape="\\")
+                )
+            )
+            .order_by(column)
+            .limit(limit)
+        )
+        with self._db.read() as conn:
+            return list(conn.execute(query).scalars())
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} (hub.{self.entity_type}s)>"

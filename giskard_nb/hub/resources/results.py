@@ -102,8 +102,10 @@ class ResultsResource(Resource[EvaluationResult]):
         status: str | None = None,
         failure_category: str | None = None,
         test_case_id: str | None = None,
+        limit: int | None = None,
     ) -> ResultList:
-        """The results of an evaluation (in the order they were written), optionally filtered."""
+        """The results of an evaluation (in the order they were written), optionally filtered;
+        ``limit``: at most that many (the first written)."""
         t = self.table
         where = [t.c.evaluation_id == evaluation_id]
         for column, value in (
@@ -113,7 +115,7 @@ class ResultsResource(Resource[EvaluationResult]):
         ):
             if value is not None:
                 where.append(column == value)
-        return ResultList(self._list(*where))
+        return ResultList(self._list(*where, limit=limit))
 
     def update(
         self, result_id: str, *, failure_category: str | FailureCategory | dict[str, Any] | None
