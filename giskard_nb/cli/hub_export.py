@@ -116,21 +116,9 @@ def _done(path: Any) -> None:
 
 
 def _html(hub: Any, record: Any, output: str | None) -> int:
-    """The self-contained HTML report of ``giskard_nb.report`` (``render_html(record, hub=hub)``)."""
-    import importlib
+    """The self-contained HTML report of ``giskard_nb.report`` (docs/report.md)."""
+    from giskard_nb.report import render_html
 
-    try:  # by name: giskard_nb.report is optional (an installation may not have it)
-        module = importlib.import_module("giskard_nb.report")
-    except ImportError as exc:
-        if exc.name != "giskard_nb.report":
-            raise  # the module is there, but one of its own imports failed
-        module = None
-    render_html = getattr(module, "render_html", None)
-    if render_html is None:
-        raise UsageError(
-            "--format html: this giskard-nb has no HTML report (giskard_nb.report.render_html is "
-            "missing); upgrade giskard-nb, or export csv, junit or sarif instead"
-        )
     text = render_html(record, hub=hub)
     if output is None:
         sys.stdout.write(text)

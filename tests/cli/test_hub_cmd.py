@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import types
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -265,28 +264,16 @@ def test_export_errors_name_the_fix(hub_file, capsys, tmp_path, monkeypatch) -> 
     assert not (tmp_path / "r.parquet").exists()
 
 
-def test_export_html_goes_through_the_report_module(hub_file, capsys, tmp_path, monkeypatch):
-    target = tmp_path / "report.html"
-    monkeypatch.setitem(sys.modules, "giskard_nb.report", None)  # not in this installation
-    code, _, err = run(
-        hub_file, "hub", "export", hub_file["scan"], "-o", str(target), capsys=capsys
-    )
-    assert code == 2 and "this giskard-nb has no HTML report" in err and not target.exists()
-    seen = []
-
-    def render_html(record, *, hub):
-        seen.append((record.id, hub.url))
-        return "<html>report</html>"
-
-    fake = types.ModuleType("giskard_nb.report")
-    fake.render_html = render_html
-    monkeypatch.setitem(sys.modules, "giskard_nb.report", fake)
-    code, _, err = run(
-        hub_file, "hub", "export", hub_file["scan"], "-o", str(target), capsys=capsys
-    )
-    assert code == 0, err
-    assert target.read_text(encoding="utf-8") == "<html>report</html>"
-    assert seen[0][0] == hub_file["scan"]
+def test_export_html_writes_the_report(hub_file, capsys, tmp_path):
+    """``hub export ID -o x.html``: the self-contained report of giskard_nb.report, for a scan and an
+    evaluation (the format read from the suffix)."""
+    for ref in (hub_file["scan"], hub_file["evaluation"]):
+        target = tmp_path / f"{ref}.html"
+        code, _, err = run(hub_file, "hub", "export", ref, "-o", str(target), capsys=capsys)
+        assert code == 0, err
+        page = target.read_text(encoding="utf-8")
+        assert page.startswith("<!DOCTYPE html>") or page.lower().startswith("<!doctype html>")
+        assert "Content-Security-Policy" in page and "<script src=" not in page
 
 
 @pytest.mark.parametrize("args", [("hub", "show", "EVALUATION"), ("--help",)])
