@@ -102,8 +102,10 @@ from giskard_nb.input_generators import (
 )
 from giskard_nb.llm import (
     BaseEmbeddingModel,
+    BaseGenerator,
     Completion,
     EmbeddingModel,
+    GenerationParams,
     Generator,
     TemplateReference,
     WithEmbeddingMixin,
@@ -174,6 +176,7 @@ __all__ = [
     "AnyOf",
     "AveragePrecision",
     "BaseEmbeddingModel",
+    "BaseGenerator",
     "BaseLLMCheck",
     "BaseLLMGenerator",
     "Check",
@@ -192,6 +195,7 @@ __all__ = [
     "EvaluationRunner",
     "FailureCategory",
     "FnCheck",
+    "GenerationParams",
     "Generator",
     "GiskardNBError",
     "GiskardValidationError",

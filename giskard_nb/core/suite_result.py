@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field
 
+from giskard_nb.core.generic import Parametrizable, Params
 from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.scenario_result import ScenarioResult
@@ -44,7 +45,7 @@ class GroupStats(BaseModel):
         return self.rate.value
 
 
-class SuiteResult(BaseModel):
+class SuiteResult(Parametrizable[*Params], BaseModel):
     """Every ScenarioResult of a suite run, in the order the scenarios were given."""
 
     model_config = ConfigDict(defer_build=True, frozen=True)
