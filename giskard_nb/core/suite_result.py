@@ -168,6 +168,13 @@ class SuiteResult(Parametrizable[*Params], BaseModel):
             write_text_atomic(path, xml)
         return xml
 
+    def to_hub_format(self) -> dict[str, Any]:
+        """This result as plain JSON data (fields and computed counts; ``pass_rate`` None when
+        nothing was judged), the payload of a Hub upload. Values JSON cannot hold are made safe."""
+        from giskard_nb.core.sanitize import to_safe_data
+
+        return self.model_dump(mode="json", fallback=to_safe_data)
+
     def print_report(self, file: TextIO | None = None, group_by: str | None = None) -> None:
         from giskard_nb.core.render import suite_report
 
