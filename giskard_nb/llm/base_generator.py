@@ -21,6 +21,7 @@ is never replayed from an earlier test; ``model`` is a label (default ``inproc/<
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -33,6 +34,9 @@ from giskard_nb.llm.inproc import call_metadata
 from giskard_nb.llm.types import ChatMessage, CompletionResponse, GenerationParams
 
 __all__ = ["BaseGenerator", "GenerationParams"]
+
+#: Modules between a ``class X(BaseGenerator)`` statement and ``__pydantic_init_subclass__``.
+_MACHINERY = ("pydantic", "abc", "typing", __name__)
 
 
 class BaseGenerator(Generator):
@@ -48,6 +52,20 @@ class BaseGenerator(Generator):
     model: str = ""
     cache: bool | None = False
     params: GenerationParams = Field(default_factory=GenerationParams)  # type: ignore[assignment]
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Build a subclass where it is written: its field annotations (``list[Sequence[ChatMessage]]``)
+        are read with the names visible there, also in a function body, a notebook cell or an
+        ``exec``'d namespace, where a build deferred to the first use cannot see them."""
+        super().__pydantic_init_subclass__(**kwargs)
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__", "").startswith(_MACHINERY):
+            frame = frame.f_back
+        if frame is not None:
+            cls.model_rebuild(
+                raise_errors=False, _types_namespace={**frame.f_globals, **frame.f_locals}
+            )
 
     def __init__(self, /, **data: Any) -> None:
         # Generator.__init__ moves unknown keywords into litellm parameters: a BaseGenerator has none,

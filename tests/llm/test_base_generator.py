@@ -307,3 +307,29 @@ def test_message_types_convert_to_and_from_dicts():
         from_dicts([{"role": "user", "content": 12}])
     with pytest.raises(Exception, match="at least 1"):
         CompletionResponse(choices=[])
+
+
+def test_a_double_defined_in_a_function_or_an_exec_namespace_is_built_where_it_is_written():
+    """Field annotations naming local types resolve (this module has postponed annotations, as a
+    notebook cell run by ``exec`` or the docs runner may)."""
+
+    class LocalNote(BaseModel):
+        text: str
+
+    class LocalDouble(BaseGenerator):
+        notes: list[LocalNote] = Field(default_factory=list)
+
+    assert LocalDouble(notes=[{"text": "a"}]).notes == [LocalNote(text="a")]
+    source = (
+        "from __future__ import annotations\n"
+        "from collections.abc import Sequence\n"
+        "from pydantic import Field\n"
+        "from giskard_nb.agents.generators.base import BaseGenerator\n"
+        "from giskard_nb.llm.types import ChatMessage\n"
+        "class CellDouble(BaseGenerator):\n"
+        "    calls: list[Sequence[ChatMessage]] = Field(default_factory=list)\n"
+        "made = CellDouble()\n"
+    )
+    namespace: dict[str, Any] = {"__name__": "__not_a_module__"}
+    exec(compile(source, "<cell>", "exec"), namespace)
+    assert namespace["made"].calls == []
