@@ -54,6 +54,7 @@ from giskard_nb.llm.parsing import (
     with_instructions,
 )
 from giskard_nb.llm.recording import active_recorder
+from giskard_nb.llm.types import GenerationParams
 from giskard_nb.llm.usage import record_usage
 
 __all__ = ["Completion", "Generator"]
@@ -98,6 +99,8 @@ class Generator(Registered):
     def __init__(self, model: str | None = None, /, **data: Any):
         if model is not None:
             data["model"] = model
+        if isinstance(data.get("params"), GenerationParams):  # the giskard-agents spelling
+            data = {**data.pop("params").generator_fields(), **data}
         known = {*type(self).model_fields, "kind"}
         extra = {k: data.pop(k) for k in list(data) if k not in known}
         if extra:

@@ -197,6 +197,16 @@ class GenerationParams(BaseModel):
         """The parameters set explicitly (fields and extra keys), as a dict."""
         return {k: getattr(self, k) for k in self.model_fields_set}
 
+    def generator_fields(self) -> dict[str, Any]:
+        """The explicitly set keys as ``Generator(...)`` keywords: ``temperature``, ``max_tokens`` and
+        ``timeout`` are its fields, the others (``tools``, ``top_p``...) go to its litellm ``params``."""
+        sent = self.sent()
+        if sent.get("timeout", 0) is None:
+            del sent["timeout"]  # no timeout given: the Generator keeps its own
+        if not sent.get("tools", True):
+            del sent["tools"]
+        return sent
+
     def merged(self, overrides: GenerationParams | Mapping[str, Any] | None) -> GenerationParams:
         """A copy with ``overrides`` on top (their explicitly set keys win; ``tools`` concatenate)."""
         over = (

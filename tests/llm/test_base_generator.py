@@ -185,6 +185,9 @@ async def test_structured_reader_complete_params_and_metadata():
     assert gen.seen_metadata[-1] == {"trace_id": "t-1"}
     last = gen.seen_params[-1]
     assert (last.max_tokens, last.tools, last.temperature) == (5, [{"type": "function"}], 0.2)
+    both = await gen.batch_complete(["one", [UserMessage(content="two")]], metadata={"b": 1})
+    assert [d.text for d in both] == [done.text] * 2 and gen.seen_metadata[-2:] == [{"b": 1}] * 2
+    assert [c[-1].text for c in gen.calls[-2:]] == ["one", "two"]
     parsed = await gen.complete("again", {"response_format": Verdict})
     assert parsed.parsed == Verdict(label="spam")
     with pytest.raises(GiskardValidationError, match="response_format must be a pydantic"):
@@ -234,6 +237,12 @@ def test_with_params_copies_and_merges():
     assert warmer.params.tools == ["a"] and gen.params.temperature == 0.5
     assert warmer.call_params({"tools": ["b"]})["tools"] == ["a", "b"]
     assert GenerationParams().sent() == {}  # nothing set, nothing sent
+    # Generator(params=GenerationParams(...)), the giskard-agents constructor, sets its fields
+    litellm = Generator(
+        model="openai/gpt-4o-mini", params=GenerationParams(temperature=0, max_tokens=50, top_p=0.5)
+    )
+    assert (litellm.temperature, litellm.max_tokens, litellm.params) == (0, 50, {"top_p": 0.5})
+    assert litellm.call_params() == {"temperature": 0, "max_tokens": 50, "top_p": 0.5}
 
 
 def test_a_base_generator_is_a_labelled_uncached_model_that_saves_by_kind():
