@@ -17,6 +17,7 @@ accounting (``Generator.complete``). ``call_metadata`` carries the ``metadata=``
 from __future__ import annotations
 
 import inspect
+import weakref
 from contextvars import ContextVar
 from typing import Any
 
@@ -33,7 +34,7 @@ __all__ = ["call_in_process", "call_metadata", "typed_seam"]
 call_metadata: ContextVar[dict[str, Any] | None] = ContextVar(
     "giskard_nb_call_metadata", default=None
 )
-_TYPED: dict[type, bool] = {}
+_TYPED: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
 
 
 def typed_seam(cls: type) -> bool:
