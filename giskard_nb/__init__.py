@@ -104,8 +104,10 @@ from giskard_nb.input_generators import (
 )
 from giskard_nb.llm import (
     BaseEmbeddingModel,
+    BaseGenerator,
     Completion,
     EmbeddingModel,
+    GenerationParams,
     Generator,
     TemplateReference,
     WithEmbeddingMixin,
@@ -177,6 +179,7 @@ __all__ = [
     "AnyOf",
     "AveragePrecision",
     "BaseEmbeddingModel",
+    "BaseGenerator",
     "BaseLLMCheck",
     "BaseLLMGenerator",
     "Check",
@@ -195,6 +198,7 @@ __all__ = [
     "EvaluationRunner",
     "FailureCategory",
     "FnCheck",
+    "GenerationParams",
     "Generator",
     "GiskardNBError",
     "GiskardValidationError",

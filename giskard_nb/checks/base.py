@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 import unicodedata
 from typing import Any, Literal
@@ -69,7 +70,12 @@ def normalize_data(value: Any, form: NormalizationForm, collapse_whitespace: boo
     if not form and not collapse_whitespace:
         return value
     if isinstance(value, dict):
-        return {k: normalize_data(v, form, collapse_whitespace) for k, v in value.items()}
+        out = copy.copy(value)  # keeps a dict subclass (defaultdict's factory, OrderedDict)
+        for k, v in value.items():
+            out[k] = normalize_data(v, form, collapse_whitespace)
+        return out
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple takes positionals
+        return type(value)(*(normalize_data(v, form, collapse_whitespace) for v in value))
     if isinstance(value, list | tuple | set | frozenset):
         return type(value)(normalize_data(v, form, collapse_whitespace) for v in value)
     return value

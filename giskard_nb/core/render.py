@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,14 @@ if TYPE_CHECKING:
 
 _SYMBOL = {"pass": ".", "fail": "F", "error": "E", "skip": "s"}
 _MAX_TEXT = 2000
+MAX_REPORTED_FAILURES_ENV = "GISKARD_CHECKS_MAX_REPORTED_FAILURES"
+
+
+def max_reported_failures() -> int | None:
+    """How many failing scenarios a suite report lists (``GISKARD_CHECKS_MAX_REPORTED_FAILURES``);
+    None (all of them) when the variable is unset, not an integer, or negative."""
+    raw = os.environ.get(MAX_REPORTED_FAILURES_ENV, "").strip()
+    return int(raw) if raw.lstrip("+").isdigit() else None
 
 
 def short(value: Any, limit: int = _MAX_TEXT) -> str:
@@ -69,9 +78,13 @@ def suite_report(result: SuiteResult, group_by: str | None = None) -> str:
     ]
     if result.failures:
         lines.append("-- failures --")
-        for r in result.failures:
+        cap = max_reported_failures()
+        shown = result.failures if cap is None else result.failures[:cap]
+        for r in shown:
             lines.append(f"  {r.scenario_name} ({r.status.value.upper()})")
             lines.extend(f"    {line}" for line in r.format_failures())
+        if len(shown) < len(result.failures):
+            lines.append(f"  ... and {len(result.failures) - len(shown)} more")
     if group_by:
         lines.append(f"-- by {group_by} --")
         for name, g in result.group_by(group_by).groups.items():

@@ -16,7 +16,7 @@ from pydantic import (
 )
 
 from giskard_nb.core.check import Check
-from giskard_nb.core.generic import Parametrizable
+from giskard_nb.core.generic import Parametrizable, Params
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.registry import subclass_by_name
@@ -39,7 +39,7 @@ class Step(BaseModel):
     checks: list[SerializeAsAny[Check]] = Field(default_factory=list)
 
 
-class Scenario(Parametrizable, BaseModel):
+class Scenario(Parametrizable[*Params], BaseModel):
     """A named, ordered list of interaction specs and checks run against a shared trace.
 
     Build it fluently: ``Scenario("name").interact(inputs, outputs).check(SomeCheck(...))``. Each

@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
+from giskard_nb.core.generic import Parametrizable, Params
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
 from giskard_nb.core.testcase import NO_CHECKS, TestCaseResult
@@ -18,7 +19,7 @@ __all__ = ["ScenarioResult", "ScenarioStatus"]
 ScenarioStatus = CheckStatus
 
 
-class ScenarioResult(BaseModel):
+class ScenarioResult(Parametrizable[*Params], BaseModel):
     """What ``Scenario.run()`` returns. ``status``: ERROR if any step errored, else FAIL if any failed,
     else PASS if a check passed, else SKIP (every check was skipped, or the scenario has no checks:
     ``skip_reason`` says which)."""

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field
 
+from giskard_nb.core.generic import Parametrizable, Params
 from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.scenario_result import ScenarioResult
@@ -44,7 +45,7 @@ class GroupStats(BaseModel):
         return self.rate.value
 
 
-class SuiteResult(BaseModel):
+class SuiteResult(Parametrizable[*Params], BaseModel):
     """Every ScenarioResult of a suite run, in the order the scenarios were given."""
 
     model_config = ConfigDict(defer_build=True, frozen=True)
@@ -166,6 +167,13 @@ class SuiteResult(BaseModel):
         if path is not None:
             write_text_atomic(path, xml)
         return xml
+
+    def to_hub_format(self) -> dict[str, Any]:
+        """This result as plain JSON data (fields and computed counts; ``pass_rate`` None when
+        nothing was judged), the payload of a Hub upload. Values JSON cannot hold are made safe."""
+        from giskard_nb.core.sanitize import to_safe_data
+
+        return self.model_dump(mode="json", fallback=to_safe_data)
 
     def print_report(self, file: TextIO | None = None, group_by: str | None = None) -> None:
         from giskard_nb.core.render import suite_report

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
 from giskard_nb.core.check import Check
-from giskard_nb.core.generic import Parametrizable
+from giskard_nb.core.generic import Parametrizable, Params
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
 from giskard_nb.core.sync import sync_twin
@@ -57,7 +57,7 @@ class TestCaseError(BaseModel):
         )
 
 
-class TestCaseResult(BaseModel):
+class TestCaseResult(Parametrizable[*Params], BaseModel):
     """The outcome of one step (or test case): one CheckResult per check, in order."""
 
     __test__ = False
@@ -222,7 +222,7 @@ def _error_result(check: Check, exc: Exception, t0: float) -> CheckResult:
 default_test_case_runner = TestCaseRunner()
 
 
-class TestCase(Parametrizable, BaseModel):
+class TestCase(Parametrizable[*Params], BaseModel):
     """A set of checks run against a trace you built yourself."""
 
     __test__ = False

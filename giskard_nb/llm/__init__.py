@@ -2,6 +2,8 @@
 May import: errors, config, secrets and core.
 
 - ``Generator`` / ``Completion``: chat completions with structured outputs, retries, rate limits, timeout.
+- ``BaseGenerator`` / ``GenerationParams`` and the typed messages of ``llm.types`` (``ChatMessage``,
+  ``CompletionResponse``...): an in-process model in the giskard-agents spelling (same seam as Generator).
 - ``set_default_generator`` / ``get_default_generator`` and the embedding twins: what checks use.
 - ``OfflineEmbeddingModel`` (default, no network) and ``EmbeddingModel`` (any litellm embedding model).
 - ``WithGeneratorMixin`` / ``WithEmbeddingMixin``: a ``generator`` / ``embedding_model`` field whose None
@@ -16,6 +18,7 @@ Importing this package does not import litellm; the first model call does (it ta
 """
 
 from giskard_nb.llm._litellm import model_prices
+from giskard_nb.llm.base_generator import BaseGenerator
 from giskard_nb.llm.cache import cache_info, clear_cache
 from giskard_nb.llm.embeddings import (
     BaseEmbeddingModel,
@@ -50,13 +53,29 @@ from giskard_nb.llm.templates import (
     register_template_folder,
     render_messages,
 )
+from giskard_nb.llm.types import (
+    AssistantMessage,
+    ChatMessage,
+    Choice,
+    CompletionResponse,
+    GenerationParams,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
 from giskard_nb.llm.usage import UsageTracker, track_usage
 
 __all__ = [
+    "AssistantMessage",
     "BaseEmbeddingModel",
+    "BaseGenerator",
+    "ChatMessage",
+    "Choice",
+    "CompletionResponse",
     "Completion",
     "EmbeddingModel",
     "Embeddings",
+    "GenerationParams",
     "Generator",
     "LLMAuthError",
     "LLMBadRequestError",
@@ -69,10 +88,13 @@ __all__ = [
     "LLMTimeoutError",
     "OfflineEmbeddingModel",
     "Recorder",
+    "SystemMessage",
     "TemplateError",
     "TemplateLimitError",
     "TemplateReference",
+    "ToolMessage",
     "UsageTracker",
+    "UserMessage",
     "WithEmbeddingMixin",
     "WithGeneratorMixin",
     "cache_info",

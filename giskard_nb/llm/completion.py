@@ -42,6 +42,14 @@ class Completion(BaseModel):
     repaired: bool = False
     duration_ms: float = 0.0
 
+    @property
+    def choices(self) -> list[Any]:
+        """The reply in the giskard-agents response shape: one ``Choice`` whose message is an
+        ``AssistantMessage`` holding ``raw_text`` (``completion.choices[0].message.content``)."""
+        from giskard_nb.llm.types import AssistantMessage, Choice
+
+        return [Choice(message=AssistantMessage(content=self.raw_text))]
+
     def __repr__(self) -> str:
         return (
             f"<Completion {self.model} source={self.source} tokens={self.usage.total_tokens} "

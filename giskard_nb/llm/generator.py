@@ -42,6 +42,7 @@ from giskard_nb.llm.completion import (
     without_secrets,
 )
 from giskard_nb.llm.errors import LLMBadRequestError, LLMError, LLMReplayMissError, LLMResponseError
+from giskard_nb.llm.inproc import call_in_process
 from giskard_nb.llm.parsing import (
     ReplyParseError,
     clean_text,
@@ -53,6 +54,7 @@ from giskard_nb.llm.parsing import (
     with_instructions,
 )
 from giskard_nb.llm.recording import active_recorder
+from giskard_nb.llm.types import GenerationParams
 from giskard_nb.llm.usage import record_usage
 
 __all__ = ["Completion", "Generator"]
@@ -97,6 +99,8 @@ class Generator(Registered):
     def __init__(self, model: str | None = None, /, **data: Any):
         if model is not None:
             data["model"] = model
+        if isinstance(data.get("params"), GenerationParams):  # the giskard-agents spelling
+            data = {**data.pop("params").generator_fields(), **data}
         known = {*type(self).model_fields, "kind"}
         extra = {k: data.pop(k) for k in list(data) if k not in known}
         if extra:
@@ -319,18 +323,7 @@ class Generator(Registered):
     ) -> tuple[str, Usage, bool]:
         """One logical request (with retries): the reply text, its usage, whether the cost is known."""
         if type(self)._call_model is not Generator._call_model:
-            params = dict(sent)
-            if output_type is not None:
-                params["output_type"] = output_type
-            reply = await self._call_model(msgs, params)
-            if isinstance(reply, str):
-                return reply, Usage(llm_calls=1), True
-            if not isinstance(reply, Completion):
-                raise GiskardValidationError(
-                    f"{type(self).__name__}._call_model must return a str or a Completion, "
-                    f"got {type(reply).__name__}"
-                )
-            return reply.raw_text or reply.text, reply.usage, reply.cost_known
+            return await call_in_process(self, msgs, sent, output_type)
         return await self._litellm_request(msgs, sent, output_type)
 
     async def _call_model(
@@ -341,7 +334,9 @@ class Generator(Registered):
         ``messages`` are OpenAI-style dicts; ``params`` the call parameters (``temperature``...), plus
         ``output_type`` (a pydantic class) when a structured reply is expected. Return the reply text
         (or a ``Completion``); structured replies go through the same strict reader and one repair
-        request as real models. The default sends the request through litellm."""
+        request as real models. The giskard-agents spelling (typed messages, ``GenerationParams``,
+        ``metadata``, a ``CompletionResponse``) works too: see ``giskard_nb.llm.inproc``. The default
+        sends the request through litellm."""
         text, _usage, _known = await self._litellm_request(
             messages,
             {k: v for k, v in params.items() if k != "output_type"},

@@ -57,3 +57,41 @@ def test_trace_subclass_of_a_parametrized_trace_keeps_its_fields():
     trace = MyTrace(interactions=[Interaction[str, str](inputs="a", outputs="b")])
     assert trace.last.outputs == "b" and trace.note == "x"
     assert isinstance(trace, Trace)
+
+
+def test_results_accept_type_parameters_and_stay_one_class():
+    """``ScenarioResult[MyTrace]`` / ``SuiteResult[...]`` / ``TestCaseResult[...]`` (annotations and
+    module-level aliases written for giskard-checks) return the class: a result built or reloaded
+    through the parametrized name is an ordinary result."""
+    from giskard_nb import ScenarioResult, SuiteResult
+    from giskard_nb.core.testcase import TestCaseResult
+
+    class MyTrace(Trace[str, str]):
+        pass
+
+    assert ScenarioResult[MyTrace] is ScenarioResult
+    assert SuiteResult[MyTrace] is SuiteResult
+    assert TestCaseResult[MyTrace] is TestCaseResult
+    result: ScenarioResult[MyTrace] = (
+        Scenario("typed result").interact("hi", "ab").check(_LongEnough(min_len=3)).run_sync()
+    )
+    assert isinstance(result, ScenarioResult[MyTrace]) and result.status == "fail"
+    suite: SuiteResult[MyTrace] = SuiteResult[MyTrace](results=[result])
+    assert suite.failed_count == 1
+    reloaded = ScenarioResult[MyTrace].model_validate_json(result.model_dump_json())
+    assert reloaded.status == "fail" and reloaded.steps[0].results[0].message == "2 < 3"
+
+
+def test_results_are_generic_for_type_checkers():
+    """Statically the models are ``Generic`` over a variadic parameter (``core.generic.Params``), so
+    ``ScenarioResult[MyTrace]`` type-checks; at run time the base is the plain mixin."""
+    import typing
+
+    from giskard_nb import ScenarioResult, SuiteResult
+    from giskard_nb.core import generic
+    from giskard_nb.core.testcase import TestCaseResult
+
+    assert isinstance(generic.Params, typing.TypeVarTuple)
+    for cls in (ScenarioResult, SuiteResult, TestCaseResult, Scenario, TestCase):
+        assert generic.Parametrizable in cls.__mro__, cls
+        assert typing.Generic not in cls.__mro__, cls  # no pydantic parametrized copies
