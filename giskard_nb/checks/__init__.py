@@ -62,3 +62,14 @@ __all__ = [
     "UnsafeOutput",
     "from_fn",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The reference's import path: ``from giskard_nb.checks import Scenario`` (``giskard.checks`` with
+    its package renamed) finds every public name of ``giskard_nb``, read at first use (the top level
+    imports this package, so it cannot be imported here)."""
+    import giskard_nb
+
+    if name in giskard_nb.__all__:
+        return getattr(giskard_nb, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -149,3 +149,15 @@ def test_max_reported_failures_caps_the_suite_report(monkeypatch, capsys):
     result.print_report()
     out = capsys.readouterr().out
     assert all(f"s{i} (FAIL)" in out for i in range(3)) and "more" not in out
+
+
+def test_the_literal_import_rewrite_finds_every_public_name() -> None:
+    """``from giskard.checks import X`` rewritten to ``from giskard_nb.checks import X`` works for every
+    public name of giskard_nb, and an unknown name is still an AttributeError."""
+    import giskard_nb
+    import giskard_nb.checks as checks
+
+    for name in giskard_nb.__all__:
+        assert getattr(checks, name) is getattr(giskard_nb, name), name
+    with pytest.raises(AttributeError, match="no attribute 'NotAName'"):
+        checks.NotAName  # noqa: B018
