@@ -39,7 +39,7 @@ RENAMED = {
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "secrets", "target", "palette"),  # plain modules: errors, settings, data
     ("core",),  # scenarios, checks' base, traces, runners; no heavy dependency
-    ("llm",),  # the litellm boundary
+    ("llm", "agents"),  # the litellm boundary; agents: giskard-agents import paths of its classes
     ("checks",),  # built-in and LLM-judged checks
     ("kb",),  # knowledge bases: chunking, search, topics
     ("scan",),  # the vulnerability-scan engine
@@ -75,6 +75,11 @@ UPWARD_ALLOWED: tuple[Arrow, ...] = (
     Arrow("giskard_nb.scan.result", "giskard_nb.frames.scans", f"{_DISPLAY} *_dataframe()"),
     Arrow(
         "giskard_nb.scan.result", "giskard_nb.charts", f"{_DISPLAY} plot_grid(), plot_grade_card()"
+    ),
+    Arrow(
+        "giskard_nb.checks",
+        "giskard_nb",
+        "the reference's import path giskard.checks: a lazy module __getattr__ finds the public names",
     ),
 )
 

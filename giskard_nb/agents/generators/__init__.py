@@ -1,4 +1,5 @@
-"""giskard-agents' ``giskard.agents.generators``: the generator classes of ``giskard_nb.llm``."""
+"""giskard-agents' ``giskard.agents.generators``: the generator classes of ``giskard_nb.llm``. May import:
+llm."""
 
 from giskard_nb.llm.base_generator import BaseGenerator
 from giskard_nb.llm.generator import Generator
