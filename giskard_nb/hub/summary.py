@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.testcase import NO_CHECKS
 from giskard_nb.core.usage import USAGE_METRICS, Usage
+from giskard_nb.hub.upload_columns import NO_CHECK_ADVICE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,10 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["CategoryCount", "CheckStats", "EvaluationSummary", "SkippedCase", "summarize"]
 
 #: What the summary says about test cases that have no checks.
-NO_CHECKS_ADVICE = (
-    'add checks to judge them: a "checks" list in each uploaded item (hub.datasets.upload), or '
-    "hub.test_cases.update(test_case_id, checks=[...])"
-)
+NO_CHECKS_ADVICE = f"add checks to judge them: {NO_CHECK_ADVICE}"
 
 
 class CheckStats(BaseModel):
