@@ -41,7 +41,7 @@ KEYWORD_KEYS = ("keyword", "must_contain")
 #: The name of the offline stand-in for correctness.
 OFFLINE_CORRECTNESS = "correctness_offline"
 #: The similarity (offline WordLlama model) the stand-in needs to pass.
-OFFLINE_THRESHOLD = 0.7
+OFFLINE_THRESHOLD = 0.65
 #: What to do about test cases without a check.
 NO_CHECK_ADVICE = (
     "add a column expected_output (or answer, reference, expected), keyword (or must_contain), "
