@@ -10,11 +10,11 @@ results DataFrames show:
 - FAIL: the first failing check, ``"<check>: <message>"``;
 - SKIP: ``"no checks"`` when the case has none, else the first skipped check's message.
 
-More checks failing or erroring than the one shown add ``" (+N more failing or erroring
-checks)"``. The text is
-bounded (``REASON_MAX_CHARS``, ending with ``…`` when cut) and made safe to print anywhere: line breaks
-and tabs become spaces, other control characters (a terminal escape sequence an agent put in its reply,
-which a check may quote) are written as ``\\x1b``-style escapes. HTML renderers still escape it.
+More checks failing or erroring than the one shown add ``" (+N more failing or erroring checks)"``.
+The text is bounded (``REASON_MAX_CHARS``, ending with ``…`` when cut) and safe to print anywhere:
+runs of whitespace (line breaks included) become one space, other control characters (a terminal
+escape sequence an agent put in its reply, which a check may quote) are written as ``\\x1b``-style
+escapes. HTML renderers still escape it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ __all__ = ["REASON_MAX_CHARS", "case_reason", "one_line"]
 #: The longest reason kept (characters), the ``…`` included.
 REASON_MAX_CHARS = 500
 
-_SPACES = re.compile(r"[\t\n\r\u2028\u2029\x85\x0b\x0c]+")
+_SPACES = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _FAILED = ("fail", "error")
 
