@@ -105,7 +105,7 @@ def _evaluate(hub: Any, args: argparse.Namespace) -> int:
     if args.name:
         options["name"] = args.name
     print(f"giskard-nb eval: {dataset.name!r} ({dataset.id}) in {hub!r}", file=sys.stderr)
-    print(f"dataset: {hub.datasets.summary(dataset.id)}", file=sys.stderr)
+    _describe(hub, dataset)
     if kind == "local":
         evaluation = hub.evaluations.create_local(agent, dataset.id, **options)
     else:
@@ -135,6 +135,21 @@ def _evaluate(hub: Any, args: argparse.Namespace) -> int:
         )
         return 1
     return 1 if bad or evaluation.status != "finished" else 0
+
+
+def _describe(hub: Any, dataset: Any) -> None:
+    """What the dataset holds (cases without a check, offline stand-ins), on stderr."""
+    from giskard_nb.hub.upload_columns import judge_configured
+
+    summary = hub.datasets.summary(dataset.id)
+    print(f"dataset: {summary}", file=sys.stderr)
+    if summary.offline_correctness and judge_configured():
+        print(
+            "note: a judge is configured now, but this dataset was uploaded without one: its "
+            "expected answers keep the offline stand-in. To judge them with correctness, upload the "
+            "file again into another project (--project NAME)",
+            file=sys.stderr,
+        )
 
 
 def _counts(counts: dict[str, int]) -> str:

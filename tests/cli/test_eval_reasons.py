@@ -84,3 +84,17 @@ def test_question_answer_columns_are_judged_by_the_offline_stand_in(work: Path, 
     assert "correctness_offline" in out and "ran no check" not in out
     assert code == 1  # the hostile agent's reply is not the expected answer for the second case
     assert "why:   correctness_offline: similarity " in out
+
+
+def test_a_judge_configured_after_the_upload_is_pointed_out(
+    work: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (work / "qa.csv").write_text("question,answer\nAre you open?,We are closed today.\n")
+    args = ["eval", "--hub", f"sqlite:///{work / 'hub.db'}", "--no-progress"]
+    args += ["--dataset", "qa.csv", "--agent", "bots:hostile"]
+    main(args)
+    assert "note: a judge is configured" not in capsys.readouterr().err
+    # a judge configured now (not called: the check the file got at upload is the stand-in)
+    monkeypatch.setattr("giskard_nb.hub.upload_columns.judge_configured", lambda: True)
+    main(args)  # the same file: the dataset uploaded without a judge is reused
+    assert "but this dataset was uploaded without one" in capsys.readouterr().err
