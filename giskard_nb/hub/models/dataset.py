@@ -38,6 +38,11 @@ class Dataset(HubRecord):
         for a dataset read any other way (``hub.datasets.summary(dataset_id)`` counts them)."""
         return self._upload_summary
 
+    def attach_upload_summary(self, summary: Any) -> Dataset:
+        """This dataset, carrying ``summary`` as its ``upload_summary`` (what ``upload`` returns)."""
+        self._upload_summary = summary
+        return self
+
     def test_cases(self, **filters: Any) -> list[HubTestCase]:
         """This dataset's test cases, in order (filters as ``hub.test_cases.list``)."""
         return self._require_hub().test_cases.list(self.id, **filters)

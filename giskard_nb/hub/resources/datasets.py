@@ -126,9 +126,7 @@ class DatasetsResource(Resource[Dataset]):
                 dataset,
                 {"source": source, "test_cases": count, "positions": [start, start + count - 1]},
             )
-        bound = self._store.bind(dataset)
-        bound._upload_summary = tally.summary()
-        return bound
+        return self._store.bind(dataset).attach_upload_summary(tally.summary())
 
     def export(self, dataset_id: str, path: str | os.PathLike[str] | None = None) -> str:
         """The dataset's test cases as JSONL in the Hub's item format (``upload`` reads it back).
