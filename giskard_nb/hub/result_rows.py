@@ -181,7 +181,8 @@ def raw_view(row: Mapping[str, Any]) -> dict[str, Any]:
     (without ``scenario_result`` and ``updated_at``), from a row with every column but
     ``updated_at``."""
     data = from_json(row["data"])
-    if row["n_checks"] is None:  # written by an older version: read through the model
+    if row["n_checks"] is None or (row["reason"] is None and row["status"] != "pass"):
+        # written by an older version (no index columns, or no reason): read through the model
         return _raw_from_model(row, data)
     scenario = from_json(row["scenario_result"])
     interactions = (scenario.get("final_trace") or {}).get("interactions") or []

@@ -55,13 +55,46 @@ def test_the_reason_of_each_result_everywhere(mem_hub: Hub, tmp_path) -> None:
     assert "'=cmd" in csv  # the agent's formula-looking reply is escaped as before
 
 
+def _forget_reasons(hub: Hub, evaluation_id: str) -> None:
+    """The rows as an older version wrote them: no reason, no error for a check that errored."""
+    t = schema.results
+    with hub._db.write() as conn:
+        conn.execute(
+            sa.update(t).where(t.c.evaluation_id == evaluation_id).values(reason=None, error=None)
+        )
+
+
 def test_a_row_without_a_stored_reason_is_read_through_its_model(mem_hub: Hub) -> None:
     evaluation = _evaluation(mem_hub)
-    t = schema.results
-    with mem_hub._db.write() as conn:  # as written before the reason column existed
-        conn.execute(sa.update(t).where(t.c.evaluation_id == evaluation.id).values(reason=None))
+    _forget_reasons(mem_hub, evaluation.id)  # rows an older version writes meanwhile
     frame = evaluation.to_dataframe()
     assert frame["reason"].tolist()[0] == (
         "string_match: The text does not contain the keyword 'ok'."
     )
     assert frame["reason"].tolist()[2] == NO_CHECKS
+    assert frame["error"].tolist()[1].startswith("correctness: no judge model")
+    raw = list(mem_hub.evaluations.results.iter_raw(evaluation.id))
+    assert raw[1]["reason"] == raw[1]["error"] == frame["error"].tolist()[1]
+
+
+def test_opening_an_older_file_stores_the_reasons_once(tmp_path) -> None:
+    path = tmp_path / "hub.db"
+    hub = Hub(str(path))
+    evaluation = _evaluation(hub)
+    expected = [r.reason for r in evaluation.results()]
+    _forget_reasons(hub, evaluation.id)
+    with hub._db.write() as conn:  # the file as table layout 4 left it
+        conn.execute(
+            sa.update(schema.meta).where(schema.meta.c.key == "table_layout").values(value="4")
+        )
+    hub.close()
+    hub = Hub(str(path))
+    try:
+        with hub._db.read() as conn:
+            t = schema.results
+            stored = conn.execute(sa.select(t.c.reason, t.c.error).order_by(t.c.created_at, t.c.id))
+            rows = stored.all()
+        assert [r.reason for r in rows] == expected
+        assert rows[1].error == expected[1]
+    finally:
+        hub.close()
