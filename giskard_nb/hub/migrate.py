@@ -33,8 +33,8 @@ __all__ = [
 #: The version of the tables' layout (2: owner host, pid and heartbeat of evaluations and scans;
 #: 3: the index columns of evaluation results and their listing index; 4: the evidence tier of scan
 #: attempts, ``hub_scan_attempts.evidence``, NULL in older rows: their tier is read from their data;
-#: 5: ``hub_evaluation_results.reason``, NULL in older rows: the results frame reads them through their
-#: model).
+#: 5: ``hub_evaluation_results.reason``, filled for older rows when the file is opened:
+#: ``fill_result_reasons``).
 TABLE_LAYOUT = 5
 
 _BATCH = 1000
