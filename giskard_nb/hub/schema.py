@@ -85,9 +85,8 @@ def result_index_columns() -> list[sa.Column]:
     when a result is written (``giskard_nb.hub.result_rows``): the conversation (JSON), the question,
     the reply and its metadata (JSON), the error and the reason (``case_reason``; filled for older
     rows when the file is opened, and a row an older version writes without it is read through its
-    model), the tags (JSON), the failure
-    category's title and source, check counts, duration and usage. Nullable (table layout 3), so that older databases gain
-    them empty (``hub.migrate``)."""
+    model), the tags (JSON), the failure category's title and source, check counts, duration and
+    usage. Nullable (table layout 3), so that older databases gain them empty (``hub.migrate``)."""
     text = (
         "messages",
         "question",
