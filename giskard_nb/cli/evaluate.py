@@ -4,7 +4,9 @@ The dataset is a file (``.jsonl``/``.json``/``.csv``, uploaded into the Hub once
 content is reused), a Hub dataset id or name, or ``--demo`` (the bundled demo dataset). The agent is a
 Python ``module:function``, an ``http(s)://`` URL (registered in the project on first use) or a
 registered Hub agent's id or name. Progress goes to stderr, the summary to stdout. Exit status: 0 when
-every case passed (or was skipped with a reason), 1 when any failed or errored, 2 for bad arguments.
+every case passed (or was skipped with a reason), 1 when any failed or errored, or when nothing was
+judged (every case skipped, e.g. a file with no check column: "N cases ran no check"; pass
+--allow-unchecked to accept that), 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--max-concurrency", type=int, default=8, help="cases run at once (default 8)")
     p.add_argument("--timeout", type=float, default=None, help="seconds allowed per test case")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--allow-unchecked",
+        action="store_true",
+        help="exit 0 even when no case ran a check (by default that is exit 1: nothing was tested)",
+    )
     add_hub_options(p)
     p.set_defaults(run=run)
 
@@ -98,6 +105,7 @@ def _evaluate(hub: Any, args: argparse.Namespace) -> int:
     if args.name:
         options["name"] = args.name
     print(f"giskard-nb eval: {dataset.name!r} ({dataset.id}) in {hub!r}", file=sys.stderr)
+    _describe(hub, dataset)
     if kind == "local":
         evaluation = hub.evaluations.create_local(agent, dataset.id, **options)
     else:
@@ -113,8 +121,35 @@ def _evaluate(hub: Any, args: argparse.Namespace) -> int:
     _write_reports(evaluation, results, args)
     counts = evaluation.refresh().counts
     print(f"\nevaluation {evaluation.id} ({evaluation.status}): {_counts(counts)}")
+    unchecked = sum(1 for r in results if r.status == "skip" and not r.checks)
+    if unchecked:
+        from giskard_nb.hub.upload_columns import NO_CHECK_ADVICE
+
+        print(f"{unchecked} case{'s' if unchecked > 1 else ''} ran no check: {NO_CHECK_ADVICE}")
     bad = counts.get("fail", 0) + counts.get("error", 0)
+    judged = bad + counts.get("pass", 0)
+    if not judged and len(results) and not args.allow_unchecked:
+        print(
+            "nothing was tested: no case ran a check that passed, failed or errored (exit 1; "
+            "--allow-unchecked accepts it)"
+        )
+        return 1
     return 1 if bad or evaluation.status != "finished" else 0
+
+
+def _describe(hub: Any, dataset: Any) -> None:
+    """What the dataset holds (cases without a check, offline stand-ins), on stderr."""
+    from giskard_nb.hub.upload_columns import judge_configured
+
+    summary = hub.datasets.summary(dataset.id)
+    print(f"dataset: {summary}", file=sys.stderr)
+    if summary.offline_correctness and judge_configured():
+        print(
+            "note: a judge is configured now, but this dataset was uploaded without one: its "
+            "expected answers keep the offline stand-in. To judge them with correctness, upload the "
+            "file again into another project (--project NAME)",
+            file=sys.stderr,
+        )
 
 
 def _counts(counts: dict[str, int]) -> str:

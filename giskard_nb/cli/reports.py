@@ -32,12 +32,24 @@ def _question(result: Any) -> str:
 
 
 def _why(result: Any) -> str:
-    """The stored reasons: the error, or each failed check's message."""
-    if result.status == "error":
-        return result.error or "error"
-    failed = [c for c in result.checks if c.status in ("fail", "error")]
-    reasons = [f"{c.name}: {c.message}" if c.message else c.name for c in failed]
-    return "; ".join(reasons) or (result.failure_category_reason or result.status)
+    """The result's ``reason`` (``giskard_nb.core.reasons.case_reason``: one line, bounded, no
+    control character)."""
+    return result.reason or result.status
+
+
+def _junit_body(result: Any, why: str) -> str:
+    """The reason, every check that did not pass (with its whole message), the agent's reply."""
+    parts = [why]
+    bad = [
+        f"  {c.name} {c.status.upper()}: {c.message or ''}".rstrip()
+        for c in result.checks
+        if c.status != "pass"
+    ]
+    if bad:
+        parts.append("\n".join(["checks that did not pass:", *bad]))
+    reply = result.agent_output.content if result.agent_output else ""
+    parts.append(f"agent reply:\n{reply}")
+    return "\n\n".join(parts)
 
 
 def print_failures(results: Any) -> None:
@@ -79,9 +91,8 @@ def write_junit(evaluation: Any, results: Any, path: str | os.PathLike[str]) -> 
         tag = {"fail": "failure", "error": "error", "skip": "skipped"}.get(result.status)
         if tag:
             why = _why(result)
-            node = ET.SubElement(case, tag, message=xml_text(_clip(why, 500)))
-            reply = result.agent_output.content if result.agent_output else ""
-            node.text = xml_text(f"{why}\n\nagent reply:\n{reply}")
+            node = ET.SubElement(case, tag, message=xml_text(why))
+            node.text = xml_text(_junit_body(result, why))
         ET.SubElement(case, "system-out").text = f"test case {result.test_case_id}"
     target = Path(path).expanduser()
     tree = ET.ElementTree(ET.Element("testsuites", name="giskard-nb"))

@@ -46,19 +46,13 @@ def suite_to_junit(result: SuiteResult) -> str:
             props = ET.SubElement(case, "properties")
             for tag in r.tags:
                 ET.SubElement(props, "property", name="tag", value=xml_text(tag))
-        lines = r.format_failures()
-        if r.errored:
-            ET.SubElement(
-                case, "error", message=xml_text(lines[0] if lines else "error")
-            ).text = xml_text("\n".join(lines))
-        elif r.failed:
-            ET.SubElement(
-                case, "failure", message=xml_text(lines[0] if lines else "failed")
-            ).text = xml_text("\n".join(lines))
-        elif r.skipped:
-            ET.SubElement(
-                case, "skipped", message=xml_text(r.skip_reason or "every step was skipped")
+        if r.errored or r.failed:
+            tag = "error" if r.errored else "failure"
+            ET.SubElement(case, tag, message=xml_text(r.reason or r.status.value)).text = xml_text(
+                "\n".join(r.format_failures())
             )
+        elif r.skipped:
+            ET.SubElement(case, "skipped", message=xml_text(r.reason or "every step was skipped"))
         ET.SubElement(case, "system-out").text = xml_text(scenario_report(r))
     ET.indent(suite)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_fiel
 
 from giskard_nb.core.generic import Parametrizable, Params
 from giskard_nb.core.interaction import Trace
+from giskard_nb.core.reasons import case_reason
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
 from giskard_nb.core.testcase import NO_CHECKS, TestCaseResult
 from giskard_nb.core.usage import Usage
@@ -85,6 +86,17 @@ class ScenarioResult(Parametrizable[*Params], BaseModel):
         if not self.check_results:
             return NO_CHECKS
         return next((s.skip_reason for s in self.steps if s.results), "every check was skipped")
+
+    @property
+    def reason(self) -> str | None:
+        """Why this scenario did not pass, in one bounded line (``None`` when it passed): the step
+        error, else the first failing or erroring check as ``"<check>: <message>"``, else the skip
+        reason. Decided by ``giskard_nb.core.reasons.case_reason``, as everywhere a reason is shown."""
+        return case_reason(
+            self.status.value,
+            error=self.error,
+            checks=((r.check_name, r.status.value, r.message) for r in self.check_results),
+        )
 
     @property
     def usage(self) -> Usage:

@@ -3,9 +3,10 @@
 ``results_frame(records)`` — one row per result:
   evaluation_id, result_id, test_case_id, status (Categorical pass/fail/error/skip), failure_category,
   failure_category_title, failure_category_source, question (the last user message), agent_output,
-  agent_metadata (JSON), error, n_checks, n_failed_checks, duration_ms (float), prompt_tokens,
-  completion_tokens, total_tokens, llm_calls, cost_usd (float), tags (JSON), messages (JSON),
-  created_at (UTC).
+  agent_metadata (JSON), error (why it errored: the agent's error, else the first erroring check),
+  reason (why it did not pass, ``giskard_nb.core.reasons.case_reason``; empty when it passed),
+  n_checks, n_failed_checks, duration_ms (float), prompt_tokens, completion_tokens, total_tokens,
+  llm_calls, cost_usd (float), tags (JSON), messages (JSON), created_at (UTC).
 ``checks_frame(records)`` — one row per check result:
   evaluation_id, result_id, test_case_id, result_status, check_name, check_kind, status, message,
   score and threshold (float, NaN when the check reports none), metrics (JSON), created_at (UTC).
@@ -41,6 +42,7 @@ RESULT_COLUMNS = (
     "agent_output",
     "agent_metadata",
     "error",
+    "reason",
     "n_checks",
     "n_failed_checks",
     "duration_ms",

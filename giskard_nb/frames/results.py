@@ -3,7 +3,8 @@
 ``level="scenarios"`` (one row per scenario, the default for a suite)
     ``suite``, ``scenario_index``, ``scenario``, ``status``, ``duration_ms``, ``n_steps``,
     ``n_checks``, ``n_passed``, ``n_failed``, ``n_errored``, ``n_skipped`` (check counts),
-    ``n_interactions``, ``first_failure`` ("check FAIL: reason"), ``error`` and ``error_phase`` (a step
+    ``n_interactions``, ``first_failure`` ("check FAIL: reason"), ``reason`` (why it did not pass,
+    one line: ``ScenarioResult.reason``; empty when it passed), ``error`` and ``error_phase`` (a step
     that raised: target, input_generation, timeout…), ``tags`` (JSON list), ``last_input``,
     ``last_output`` (text; non-strings as JSON), ``runs_executed``, ``multiple_runs`` and the usage
     columns ``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``llm_calls`` (int),
@@ -82,7 +83,7 @@ def _scenarios(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataF
     c = _cols(
         "suite", "scenario_index", "scenario", "status", "duration_ms", "n_steps", "n_checks",
         "n_passed", "n_failed", "n_errored", "n_skipped", "n_interactions", "first_failure",
-        "error", "error_phase", "tags", "last_input", "last_output", "runs_executed",
+        "reason", "error", "error_phase", "tags", "last_input", "last_output", "runs_executed",
         "multiple_runs", *USAGE_METRICS,
     )  # fmt: skip
     for i, r in enumerate(results):
@@ -105,6 +106,7 @@ def _scenarios(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataF
         c["n_skipped"].append(counts["skip"])
         c["n_interactions"].append(len(r.final_trace.interactions))
         c["first_failure"].append(next(iter(r.format_failures()), None))
+        c["reason"].append(r.reason)
         c["error"].append(step_error.summary() if step_error else None)
         c["error_phase"].append(step_error.phase if step_error else None)
         c["tags"].append(json_cell(list(r.tags)))

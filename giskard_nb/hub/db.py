@@ -29,6 +29,7 @@ from giskard_nb.hub.migrate import (
     TABLE_LAYOUT,
     add_missing_columns,
     add_missing_indexes,
+    fill_result_reasons,
     upgrade_records,
 )
 from giskard_nb.hub.models.base import SCHEMA_VERSION
@@ -238,6 +239,7 @@ def _upgrade_layout(conn: sa.Connection) -> None:
         return
     add_missing_columns(conn, schema.metadata)
     add_missing_indexes(conn, schema.metadata)
+    fill_result_reasons(conn)  # layout 5: the reason of results written before it
     if stored is None:
         conn.execute(schema.meta.insert().values(key="table_layout", value=str(TABLE_LAYOUT)))
     else:

@@ -25,14 +25,17 @@ __all__ = [
     "TABLE_LAYOUT",
     "add_missing_columns",
     "add_missing_indexes",
+    "fill_result_reasons",
     "upgrade_evaluation_results",
     "upgrade_records",
 ]
 
 #: The version of the tables' layout (2: owner host, pid and heartbeat of evaluations and scans;
 #: 3: the index columns of evaluation results and their listing index; 4: the evidence tier of scan
-#: attempts, ``hub_scan_attempts.evidence``, NULL in older rows: their tier is read from their data).
-TABLE_LAYOUT = 4
+#: attempts, ``hub_scan_attempts.evidence``, NULL in older rows: their tier is read from their data;
+#: 5: ``hub_evaluation_results.reason``, filled for older rows when the file is opened:
+#: ``fill_result_reasons``).
+TABLE_LAYOUT = 5
 
 _BATCH = 1000
 logger = logging.getLogger(__name__)
@@ -107,6 +110,46 @@ def upgrade_evaluation_results(conn: sa.Connection, below: int) -> int:
                 updates.append({**result_row(read_model(row)), "old_id": row["id"]})
             except Exception as exc:  # a damaged row: kept, reading it reports the problem
                 logger.warning("evaluation result %s left unconverted: %s", row["id"], exc)
+        if updates:
+            conn.execute(update, updates)
+            done += len(updates)
+
+
+def fill_result_reasons(conn: sa.Connection) -> int:
+    """Store the reason (and the error, filled for a check that errored) of every evaluation result
+    that did not pass and has none: rows written before table layout 5. Returns how many. A row that
+    cannot be read is left as it is (the results frame reads it through its model, which says why)."""
+    from giskard_nb.hub import schema
+    from giskard_nb.hub.result_rows import read_model
+
+    t = schema.results
+    update = (
+        sa.update(t)
+        .where(t.c.id == sa.bindparam("row_id"))
+        .values(reason=sa.bindparam("new_reason"), error=sa.bindparam("new_error"))
+    )
+    done, last = 0, ""
+    while True:
+        query = (
+            sa.select(t)
+            .where(t.c.reason.is_(None), t.c.status != "pass", t.c.id > last)
+            .order_by(t.c.id)
+            .limit(_BATCH)
+        )
+        rows = conn.execute(query).mappings().all()
+        if not rows:
+            return done
+        last = rows[-1]["id"]
+        updates = []
+        for row in rows:
+            try:
+                result = read_model(row)
+            except Exception as exc:  # a damaged row: kept, reading it reports the problem
+                logger.warning("evaluation result %s: reason not stored: %s", row["id"], exc)
+                continue
+            updates.append(
+                {"row_id": row["id"], "new_reason": result.reason, "new_error": result.error}
+            )
         if updates:
             conn.execute(update, updates)
             done += len(updates)

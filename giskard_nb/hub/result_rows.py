@@ -71,13 +71,15 @@ def index_values(result: EvaluationResult) -> dict[str, Any]:
     question = next((m.content for m in reversed(result.messages) if m.role == "user"), None)
     reply = None if last is None else last.outputs
     category = result.failure_category
+    reason = scenario.reason
     return {
         "failure_category_title": None if category is None else category.title,
         "failure_category_source": result.failure_category_source,
         "question": question,
         "agent_output": reply if reply is None or isinstance(reply, str) else str(reply),
         "agent_metadata": encode_json(last.metadata if last is not None else {}),
-        "error": scenario.error,
+        "error": scenario.error or (reason if scenario.errored else None),
+        "reason": reason,
         "n_checks": len(checks),
         "n_failed_checks": sum(1 for c in checks if c.status in _FAILED),
         "duration_ms": float(scenario.duration_ms),
@@ -179,7 +181,8 @@ def raw_view(row: Mapping[str, Any]) -> dict[str, Any]:
     (without ``scenario_result`` and ``updated_at``), from a row with every column but
     ``updated_at``."""
     data = from_json(row["data"])
-    if row["n_checks"] is None:  # written by an older version: read through the model
+    if row["n_checks"] is None or (row["reason"] is None and row["status"] != "pass"):
+        # written by an older version (no index columns, or no reason): read through the model
         return _raw_from_model(row, data)
     scenario = from_json(row["scenario_result"])
     interactions = (scenario.get("final_trace") or {}).get("interactions") or []
@@ -199,6 +202,7 @@ def raw_view(row: Mapping[str, Any]) -> dict[str, Any]:
         "tags": from_json(row["tags"]),
         "agent_output": output,
         "error": row["error"],
+        "reason": row["reason"],
         "checks": check_views(scenario),
         "failure_category": data.get("failure_category"),
         "failure_category_source": data.get("failure_category_source"),

@@ -83,15 +83,17 @@ def run_owner_columns() -> list[sa.Column]:
 def result_index_columns() -> list[sa.Column]:
     """What the results' DataFrame and summaries read without parsing the ScenarioResult, extracted
     when a result is written (``giskard_nb.hub.result_rows``): the conversation (JSON), the question,
-    the reply and its metadata (JSON), the error, the tags (JSON), the failure category's title and
-    source, check counts, duration and usage. Nullable (table layout 3), so that older databases gain
-    them empty (``hub.migrate``)."""
+    the reply and its metadata (JSON), the error and the reason (``case_reason``; filled for older
+    rows when the file is opened, and a row an older version writes without it is read through its
+    model), the tags (JSON), the failure category's title and source, check counts, duration and
+    usage. Nullable (table layout 3), so that older databases gain them empty (``hub.migrate``)."""
     text = (
         "messages",
         "question",
         "agent_output",
         "agent_metadata",
         "error",
+        "reason",
         "tags",
         "failure_category_title",
         "failure_category_source",

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from giskard_nb.core.pass_rate import PassRate
+from giskard_nb.core.reasons import case_reason
 from giskard_nb.core.testcase import NO_CHECKS
 from giskard_nb.core.usage import USAGE_METRICS, Usage
+from giskard_nb.hub.upload_columns import NO_CHECK_ADVICE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,10 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["CategoryCount", "CheckStats", "EvaluationSummary", "SkippedCase", "summarize"]
 
 #: What the summary says about test cases that have no checks.
-NO_CHECKS_ADVICE = (
-    'add checks to judge them: a "checks" list in each uploaded item (hub.datasets.upload), or '
-    "hub.test_cases.update(test_case_id, checks=[...])"
-)
+NO_CHECKS_ADVICE = f"add checks to judge them: {NO_CHECK_ADVICE}"
 
 
 class CheckStats(BaseModel):
@@ -243,9 +242,11 @@ def summarize(
 
 
 def _skipped_case(row: dict[str, Any]) -> SkippedCase:
-    checks = row.get("checks") or []
-    reason = next((c.get("message") for c in checks if c.get("message")), None) or (
-        "every check was skipped" if checks else NO_CHECKS
+    reason = row.get("reason") or case_reason(
+        "skip",
+        checks=[
+            (c.get("name"), c.get("status"), c.get("message")) for c in row.get("checks") or []
+        ],
     )
     messages = row.get("messages") or []
     question = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), None)

@@ -5,15 +5,18 @@ Accepted item shapes (one JSON object per item or line):
 
 - the Hub's item: ``{"messages": [{"role", "content"}, ...], "demo_output": ..., "checks": [{"identifier",
   "params"}], "tags": [...], "metadata": {...}, "status": "active"|"draft", "name": ...}``; the legacy keys
-  ``expected_output`` (→ a correctness check), ``rules`` (→ conformity) and ``reference_context``
-  (→ groundedness) are translated;
+  ``rules`` (→ conformity) and ``reference_context`` (→ groundedness) are translated;
 - a plain chat log: ``{"messages": [...]}`` (a final assistant message becomes the ``demo_output``);
 - a prompt-flow style chat: ``{"chat_history": [{"inputs": {"question": ...}, "outputs": {"answer": ...}}]}``;
-- a QA row: ``{"question": ..., "answer": ...}`` (the answer becomes the ``demo_output``), or
-  ``{"input": ..., "expected_output": ...}`` (the expected output becomes a correctness check); a CSV
-  file with these columns gives the same rows (other columns go to the metadata, a ``tags`` cell is
-  split on commas, a ``messages``/``checks``/``metadata`` cell may hold JSON);
+- a QA row: the input under ``question``/``query``/``input``/``prompt``; a CSV file with these columns
+  gives the same rows (other columns go to the metadata, a ``tags`` cell is split on commas, a
+  ``messages``/``checks``/``metadata`` cell may hold JSON);
 - ``"messages"`` may be a single string: one user message.
+
+In every shape, the check columns (``giskard_nb.hub.upload_columns``) add checks: the expected answer
+(``expected_output``/``expected``/``reference``/``answer``: a correctness check with a judge configured,
+else its offline stand-in; ``answer`` also becomes the ``demo_output`` of a QA row), ``keyword``/
+``must_contain``, ``must_not_contain`` and ``regex``.
 
 Any other top-level key (``source``, ``context``, ``ground_truth``...) is kept in the test case's metadata.
 Every item is checked before anything is stored; errors name the line (JSONL) or item (JSON, list) and
@@ -25,12 +28,13 @@ from __future__ import annotations
 from typing import Any
 
 from giskard_nb.errors import GiskardValidationError
+from giskard_nb.hub.upload_columns import ColumnError, column_checks
 
 __all__ = ["MAX_REPORTED_ERRORS", "ItemError", "raise_item_errors", "to_hub_item"]
 
 MAX_REPORTED_ERRORS = 20
 _HUB_KEYS = ("messages", "demo_output", "checks", "tags", "metadata", "status", "name")
-_QUESTION_KEYS = ("question", "query", "input")
+_QUESTION_KEYS = ("question", "query", "input", "prompt")
 _USER_KEYS = ("question", "query", "input", "chat_input", "user", "text", "message")
 _ASSISTANT_KEYS = ("answer", "response", "output", "chat_output", "assistant", "text")
 
@@ -59,8 +63,9 @@ def raise_item_errors(errors: list[ItemError], source: str, total: int | None = 
     )
 
 
-def to_hub_item(raw: Any, location: str) -> dict[str, Any]:
-    """The Hub item (fields of a test case) for one raw item, or ``ItemError``."""
+def to_hub_item(raw: Any, location: str, *, judge: bool = False) -> dict[str, Any]:
+    """The Hub item (fields of a test case) for one raw item, or ``ItemError``; ``judge``: whether a
+    judge model is configured (the expected answer becomes correctness, else its offline stand-in)."""
     if not isinstance(raw, dict):
         raise ItemError(location, None, f"must be a JSON object, got {type(raw).__name__}")
     item: dict[str, Any] = {k: raw[k] for k in _HUB_KEYS if k in raw}
@@ -71,6 +76,10 @@ def to_hub_item(raw: Any, location: str) -> dict[str, Any]:
     checks = list(item.get("checks") or [])
     if not isinstance(item.get("checks", []), list):
         raise ItemError(location, "checks", 'must be a list of {"identifier", "params"} objects')
+    try:
+        checks.extend(column_checks(extra, judge=judge))
+    except ColumnError as exc:
+        raise ItemError(location, exc.field, exc.message) from None
     if "messages" not in item:
         if "chat_history" in extra:
             item["messages"] = _from_chat_history(extra.pop("chat_history"), location)
@@ -87,7 +96,6 @@ def to_hub_item(raw: Any, location: str) -> dict[str, Any]:
                 f"'chat_history', or one of the columns {', '.join(map(repr, _QUESTION_KEYS))}",
             )
     legacy = {
-        "expected_output": ("correctness", "reference"),
         "rules": ("conformity", "rules"),
         "reference_context": ("groundedness", "context"),
     }

@@ -5,6 +5,14 @@ what an earlier block of the same page defined), with top-level ``await`` allowe
 a temporary working directory holding a copy of ``examples/``, with a temporary ``HOME`` and
 ``GISKARD_NB_HOME`` (no user Hub, cache or configuration is touched). A block is skipped only when the
 line just before its fence is ``<!-- skip-test: reason -->``; the reasons are listed in the test output.
+
+Blocks display what they promise, as a notebook cell would (only a cell's last expression is shown):
+
+- a top-level expression that is not the block's last statement must not be a table or a figure (a
+  pandas DataFrame, Series or Styler, a Plotly figure): pasted into a cell it would be computed and
+  silently not shown — make it the last line of its own block, or assign it;
+- a block marked ``<!-- shows: table -->`` (or ``figure``) on the line just before its fence must end
+  with an expression whose value is a table (or a figure): the block's display is checked, not assumed.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from giskard_nb.llm import set_default_embedding_model, set_default_generator
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 SKIP = re.compile(r"<!--\s*skip-test:\s*(?P<reason>.*?)\s*-->")
+SHOWS = re.compile(r"<!--\s*shows:\s*(?P<what>table|figure)\s*-->")
 FENCE = re.compile(r"^```(?P<lang>[\w+-]*)\s*$")
 MAX_SKIPS = 4  # across all pages: skipping is for what truly cannot run offline
 
@@ -35,6 +44,7 @@ class Block:
     line: int  # 1-based line of the opening fence
     source: str
     skip_reason: str | None
+    shows: str | None = None  # "table" or "figure": what the block's last expression must be
 
 
 def blocks(path: Path, *, root: Path = REPO) -> list[Block]:
@@ -58,12 +68,14 @@ def blocks(path: Path, *, root: Path = REPO) -> list[Block]:
             continue
         previous = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
         marker = SKIP.search(previous)
+        shows = SHOWS.search(previous)
         found.append(
             Block(
                 page=path.relative_to(root).as_posix(),
                 line=start + 1,
                 source="\n".join(body) + "\n",
                 skip_reason=(marker["reason"] or "no reason given") if marker else None,
+                shows=shows["what"] if shows else None,
             )
         )
     return found
@@ -73,14 +85,75 @@ class BlockFailed(Exception):
     """A block raised: the message names the page and the line of the block."""
 
 
+def displayed_kind(value: object) -> str | None:
+    """``"table"`` for a pandas DataFrame, Series or Styler, ``"figure"`` for a Plotly figure, else
+    ``None`` (what a notebook would render as a table or a chart)."""
+    for cls in type(value).__mro__:
+        module, name = cls.__module__.split(".")[0], cls.__name__
+        if module == "pandas" and name in ("DataFrame", "Series", "Styler"):
+            return "table"
+        if module == "plotly" and name == "BaseFigure":
+            return "figure"
+    return None
+
+
+_SHOWN = "__docs_shown__"
+
+
+def _recording(tree: ast.Module) -> ast.Module:
+    """``tree`` with each top-level expression statement's value passed through ``__docs_shown__``
+    (which records it with its line and returns it unchanged)."""
+    for node in tree.body:
+        if isinstance(node, ast.Expr):
+            call = ast.Call(
+                func=ast.Name(id=_SHOWN, ctx=ast.Load()),
+                args=[ast.Constant(node.lineno), node.value],
+                keywords=[],
+            )
+            node.value = ast.copy_location(call, node.value)
+    return ast.fix_missing_locations(tree)
+
+
 def _run(block: Block, namespace: dict, loop: asyncio.AbstractEventLoop) -> None:
     # the blank lines keep the traceback's line numbers equal to the page's
     source = "\n" * block.line + block.source
-    code = compile(source, block.page, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    tree = ast.parse(source, block.page)
+    shown: list[tuple[int, object]] = []
+    namespace[_SHOWN] = lambda line, value: shown.append((line, value)) or value
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    code = compile(_recording(tree), block.page, "exec", flags=flags)
     if code.co_flags & inspect.CO_COROUTINE:
         loop.run_until_complete(eval(code, namespace))
     else:
         exec(code, namespace)
+    _check_display(block, tree, shown)
+
+
+def _check_display(block: Block, tree: ast.Module, shown: list[tuple[int, object]]) -> None:
+    last = tree.body[-1] if tree.body else None
+    last_line = last.lineno if isinstance(last, ast.Expr) else None
+    for line, value in shown:
+        kind = displayed_kind(value)
+        if kind and line != last_line:
+            raise NotDisplayed(
+                f"{block.page}, line {line}: this {kind} is not the block's last expression, so a "
+                "notebook cell would compute it and show nothing: make it the last line of its "
+                "block, or assign it"
+            )
+    if block.shows is None:
+        return
+    value = next((v for line, v in shown if line == last_line), None)
+    if last_line is None or displayed_kind(value) != block.shows:
+        got = type(value).__name__ if last_line is not None else "no expression"
+        raise NotDisplayed(
+            f"{block.page}, line {last.lineno if last else block.line}: the block is marked "
+            f"<!-- shows: {block.shows} --> but its last statement is {got}: end it with an "
+            f"expression whose value is a {block.shows}"
+        )
+
+
+class NotDisplayed(AssertionError):
+    """A block does not display the table or figure it builds (see the module docstring)."""
 
 
 def run_page(page_blocks: list[Block]) -> list[Block]:
@@ -167,3 +240,38 @@ def test_the_runner_sees_markers_awaits_and_names_the_failing_line(tmp_path: Pat
         run_page(found)
     assert 'page.md", line 18' in str(info.value)  # the traceback points into the page
     assert "NameError" in str(info.value)
+
+
+def test_a_table_or_figure_that_a_notebook_would_not_show_fails_the_page(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    middle = (
+        "```python\nimport pandas as pd\ndf = pd.DataFrame({'a': [1]})\ndf[['a']]\nx = 1\n```\n"
+    )
+    page.write_text(middle, encoding="utf-8")
+    with pytest.raises(BlockFailed, match=r"page.md, line 4: this table is not the block's last"):
+        run_page(blocks(page, root=tmp_path))
+
+    marked = "<!-- shows: table -->\n```python\nimport pandas as pd\ndf = pd.DataFrame()\n```\n"
+    page.write_text(marked, encoding="utf-8")
+    (block,) = blocks(page, root=tmp_path)
+    assert block.shows == "table"
+    with pytest.raises(BlockFailed, match=r"marked <!-- shows: table --> but its last statement"):
+        run_page([block])
+
+    figure = "<!-- shows: figure -->\n```python\nimport pandas as pd\npd.DataFrame()\n```\n"
+    page.write_text(figure, encoding="utf-8")
+    with pytest.raises(BlockFailed, match=r"shows: figure --> but its last statement is DataFrame"):
+        run_page(blocks(page, root=tmp_path))
+
+    good = (
+        "<!-- shows: figure -->\n```python\nimport plotly.graph_objects as go\n"
+        "print(go.Figure())\nfig = go.Figure()\nawait asyncio.sleep(0)\nfig\n```\n"
+    )
+    page.write_text("```python\nimport asyncio\n```\n" + good, encoding="utf-8")
+    assert run_page(blocks(page, root=tmp_path)) == []  # print() and an await are not displays
+
+
+def test_the_pages_mark_what_they_show() -> None:
+    every = [b for page in PAGES for b in blocks(page)]
+    readme = [b.shows for b in every if b.page == "README.md" and b.shows]
+    assert readme.count("table") >= 1 and readme.count("figure") >= 1

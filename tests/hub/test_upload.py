@@ -94,8 +94,10 @@ def test_plain_chat_logs_qa_rows_and_legacy_keys(mem_hub: Hub) -> None:
     ]
     dataset = mem_hub.datasets.upload(project.id, items, name="d")
     first, chat, qa, legacy = mem_hub.test_cases.list(dataset.id)
-    assert legacy.checks[0].identifier == "correctness"
-    assert legacy.checks[0].params == {"reference": "exact"}
+    # no judge configured: the expected output gets the offline stand-in for correctness
+    assert legacy.checks[0].identifier == "semantic_similarity"
+    assert legacy.checks[0].params["name"] == "correctness_offline"
+    assert legacy.checks[0].params["reference_text"] == "exact"
     assert first.metadata == {"source": "x.jsonl"} and first.demo_output.content == "A1"
     assert [m.content for m in chat.messages] == ["Q1", "A1", "Q2"]
     assert chat.demo_output.content == "A2"
@@ -113,7 +115,7 @@ def test_a_bad_file_is_rejected_whole_naming_line_and_field(hub: Hub, tmp_path: 
         json.dumps(
             {"messages": [{"role": "user", "content": "x"}], "checks": [{"identifier": "nope"}]}
         ),
-        json.dumps({"prompt": "no messages here"}),
+        json.dumps({"title": "no messages here"}),
         "{not json",
     ]
     bad.write_text("\n".join(lines), encoding="utf-8")

@@ -17,7 +17,9 @@ from giskard_nb.hub.upload_files import iter_items
 SEPARATORS = "\x85\u2028\u2029\x0b\x0c\x1c\x1d\x1e"
 
 
-def test_csv_question_answer_and_input_expected_output(mem_hub: Hub, tmp_path: Path) -> None:
+def test_csv_question_answer_and_input_expected_output(
+    mem_hub: Hub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = mem_hub.projects.create("p")
     qa = tmp_path / "qa.csv"
     qa.write_text(
@@ -33,8 +35,13 @@ def test_csv_question_answer_and_input_expected_output(mem_hub: Hub, tmp_path: P
     assert second.messages[0].content == "Multi\nline question?"
     assert second.demo_output is None and second.tags == []
 
+    offline = {"reference_text": "30 days, with receipt", "threshold": 0.65}
+    assert first.checks[0].identifier == "semantic_similarity"
+    assert offline.items() <= first.checks[0].params.items() and second.checks == []
+
     io_csv = tmp_path / "io.csv"
     io_csv.write_text("input,expected_output\nCapital of France?,Paris\n", encoding="utf-8")
+    monkeypatch.setenv("GISKARD_NB_MODEL", "openai/gpt-4o-mini")  # a judge: correctness
     (case,) = mem_hub.datasets.upload(project.id, io_csv, name="io").test_cases()
     assert case.messages[0].content == "Capital of France?"
     assert [(c.identifier, c.params) for c in case.checks] == [
@@ -65,8 +72,8 @@ def test_csv_json_cells_and_bad_rows_name_the_line(mem_hub: Hub, tmp_path: Path)
     (tmp_path / "empty.csv").write_text("", encoding="utf-8")
     with pytest.raises(GiskardValidationError, match="no header row"):
         mem_hub.datasets.upload(project.id, tmp_path / "empty.csv", name="e")
-    (tmp_path / "nocol.csv").write_text("prompt\nhello\n", encoding="utf-8")
-    with pytest.raises(GiskardValidationError, match="'question', 'query', 'input'"):
+    (tmp_path / "nocol.csv").write_text("title\nhello\n", encoding="utf-8")
+    with pytest.raises(GiskardValidationError, match="'question', 'query', 'input', 'prompt'"):
         mem_hub.datasets.upload(project.id, tmp_path / "nocol.csv", name="e")
 
 

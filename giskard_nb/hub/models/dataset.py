@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, SerializationInfo, field_serializer, field_validator, model_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    SerializationInfo,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from giskard_nb.core.reply import to_agent_output
 from giskard_nb.core.sanitize import valid_unicode_data
@@ -22,6 +29,20 @@ class Dataset(HubRecord):
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
 
+    _upload_summary: Any = PrivateAttr(default=None)
+
+    @property
+    def upload_summary(self) -> Any:
+        """What the upload that returned this dataset imported (``hub.upload_columns.UploadSummary``:
+        test cases, how many have no check, how many compare the expected answer offline); ``None``
+        for a dataset read any other way (``hub.datasets.summary(dataset_id)`` counts them)."""
+        return self._upload_summary
+
+    def attach_upload_summary(self, summary: Any) -> Dataset:
+        """This dataset, carrying ``summary`` as its ``upload_summary`` (what ``upload`` returns)."""
+        self._upload_summary = summary
+        return self
+
     def test_cases(self, **filters: Any) -> list[HubTestCase]:
         """This dataset's test cases, in order (filters as ``hub.test_cases.list``)."""
         return self._require_hub().test_cases.list(self.id, **filters)
@@ -31,7 +52,8 @@ class Dataset(HubRecord):
         return self._require_hub().test_cases.to_dataframe(self.id, **filters)
 
     def __repr__(self) -> str:
-        return f"<Dataset {self.name!r} id={self.id}>"
+        uploaded = f" uploaded: {self._upload_summary}" if self._upload_summary else ""
+        return f"<Dataset {self.name!r} id={self.id}{uploaded}>"
 
 
 class CheckSpec(HubModel):

@@ -3,7 +3,7 @@ ids, the conversation sent and the failure category.
 
 Nothing the ScenarioResult already holds is stored twice: ``status``, ``duration_ms``, ``error``,
 ``tags``, the agent's reply (``agent_output``, from the trace's last interaction), the per-check views
-(``checks``) and ``usage`` are read from it (computed fields: they still appear in ``model_dump()``).
+(``checks``), ``reason`` and ``usage`` are read from it (computed fields: they still appear in ``model_dump()``).
 
 Records of schema version 1 (which also stored a copy of each of these) validate into this shape: the
 copies are dropped, and the part of their ``usage`` the checks did not spend (the failure classifier's
@@ -37,7 +37,16 @@ __all__ = [
 ResultStatus = Literal["pass", "fail", "error", "skip"]
 
 #: What an ``EvaluationResult`` reads from its ScenarioResult (stored copies of them are dropped).
-DERIVED_FIELDS = ("status", "tags", "agent_output", "error", "checks", "duration_ms", "usage")
+DERIVED_FIELDS = (
+    "status",
+    "tags",
+    "agent_output",
+    "error",
+    "reason",
+    "checks",
+    "duration_ms",
+    "usage",
+)
 
 
 class CheckOutcome(HubModel):
@@ -139,8 +148,17 @@ class EvaluationResult(HubRecord):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def error(self) -> str | None:
-        """What stopped the run of this test case (the agent, a timeout...), as one line."""
-        return self.scenario_result.error
+        """Why this test case errored, as one line: what stopped its run (the agent, a timeout...),
+        else its first erroring check (``reason``); ``None`` unless the status is error."""
+        scenario = self.scenario_result
+        return scenario.error or (scenario.reason if scenario.errored else None)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def reason(self) -> str | None:
+        """Why this test case did not pass, in one bounded line (``None`` when it passed): the
+        scenario's ``reason`` (``giskard_nb.core.reasons.case_reason``), what every view shows."""
+        return self.scenario_result.reason
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -20,6 +20,12 @@ from giskard_nb.hub.resources.base import Resource, insert_records
 from giskard_nb.hub.resources.test_cases import TestCasesResource, next_position
 from giskard_nb.hub.store import Store
 from giskard_nb.hub.upload import MAX_REPORTED_ERRORS, ItemError, raise_item_errors, to_hub_item
+from giskard_nb.hub.upload_columns import (
+    CaseTally,
+    UploadSummary,
+    judge_configured,
+    summarize_cases,
+)
 from giskard_nb.hub.upload_files import FileError, dump_jsonl, iter_items
 
 __all__ = ["DatasetsResource"]
@@ -84,6 +90,10 @@ class DatasetsResource(Resource[Dataset]):
         one bad item rejects it all, with every error's line or item and field, and nothing is
         stored. A JSONL file is streamed (read, checked and stored in batches), so memory does not
         grow with its size; the audit log gets one ``upload`` entry with the count.
+
+        The dataset returned carries ``upload_summary`` (also in its repr): how many test cases were
+        imported, how many have no check (an evaluation skips them) and how many compare the expected
+        answer offline (the stand-in for correctness when no judge is configured).
         """
         if data is None:
             raise GiskardValidationError("upload() needs data=: a list of dicts or a file path")
@@ -104,18 +114,19 @@ class DatasetsResource(Resource[Dataset]):
             )
         items, source = iter_items(data)
         custom = self._store.resources.checks.by_identifier(project_id)
+        tally = CaseTally()
         with self._db.write() as conn:  # rolled back if anything is rejected
             if dataset_id is None:
                 self._create(dataset, conn=conn)
             start = next_position(conn, dataset.id)
-            count = _store_items(conn, self._store, items, source, dataset, custom, start)
+            count = _store_items(conn, self._store, items, (source, dataset, custom, start), tally)
             self._audit(
                 conn,
                 "upload",
                 dataset,
                 {"source": source, "test_cases": count, "positions": [start, start + count - 1]},
             )
-        return self._store.bind(dataset)
+        return self._store.bind(dataset).attach_upload_summary(tally.summary())
 
     def export(self, dataset_id: str, path: str | os.PathLike[str] | None = None) -> str:
         """The dataset's test cases as JSONL in the Hub's item format (``upload`` reads it back).
@@ -177,6 +188,12 @@ class DatasetsResource(Resource[Dataset]):
             insert_records(TestCasesResource, self._store, conn, placed)
         return self._store.bind(dataset)
 
+    def summary(self, dataset_id: str) -> UploadSummary:
+        """How many active test cases the dataset has, how many of them have no check (an evaluation
+        skips them) and how many compare the expected answer offline (``correctness_offline``)."""
+        self.retrieve(dataset_id)
+        return summarize_cases(self._store.resources.test_cases.list(dataset_id, status="active"))
+
     def test_cases(self, dataset_id: str, **filters: Any) -> list[HubTestCase]:
         """``hub.test_cases.list(dataset_id, ...)``."""
         return self._store.resources.test_cases.list(dataset_id, **filters)
@@ -189,13 +206,14 @@ def _store_items(
     conn: Any,
     store: Store,
     items: Any,
-    source: str,
-    dataset: Dataset,
-    custom: dict[str, Any],
-    start: int,
+    into: tuple[str, Dataset, dict[str, Any], int],
+    tally: CaseTally,
 ) -> int:
     """Check every item and store the good ones in batches; raise (after reading everything, so
-    that every error is reported) if any was bad. The count stored."""
+    that every error is reported) if any was bad. ``into``: the source's description, the dataset,
+    the project's checks and the first position. The count stored; ``tally`` counts them."""
+    source, dataset, custom, start = into
+    judge = judge_configured()
     errors: list[ItemError] = []
     n_errors = count = 0
     batch: list[HubTestCase] = []
@@ -203,7 +221,7 @@ def _store_items(
         try:
             if isinstance(raw, FileError):
                 raise ItemError(raw.location, None, raw.message)
-            case = _test_case(raw, location, dataset, custom)
+            case = _test_case(raw, location, dataset, custom, judge)
         except ItemError as exc:
             n_errors += 1
             if len(errors) < MAX_REPORTED_ERRORS:
@@ -213,6 +231,7 @@ def _store_items(
         if n_errors:
             continue  # only checking from now on: nothing will be stored
         batch.append(case.model_copy(update={"position": start + count}))
+        tally.add(case)
         count += 1
         if len(batch) >= _BATCH:
             insert_records(TestCasesResource, store, conn, batch, audit=False)
@@ -224,8 +243,10 @@ def _store_items(
     return count
 
 
-def _test_case(raw: Any, location: str, dataset: Dataset, custom: dict[str, Any]) -> HubTestCase:
-    item = to_hub_item(raw, location)
+def _test_case(
+    raw: Any, location: str, dataset: Dataset, custom: dict[str, Any], judge: bool
+) -> HubTestCase:
+    item = to_hub_item(raw, location, judge=judge)
     try:
         case = HubTestCase.model_validate(
             {**item, "dataset_id": dataset.id, "project_id": dataset.project_id}

@@ -50,6 +50,8 @@ _FRAME_SELECT = [
 ]
 _CHECKS_SELECT = [_T.c[name] for name in ("evaluation_id", "id", "test_case_id", "status")]
 _N_CHECKS = FRAME_COLUMNS.index("n_checks") - 1
+_STATUS = FRAME_COLUMNS.index("status") - 1
+_REASON = FRAME_COLUMNS.index("reason") - 1
 _RAW_SELECT = [c for c in _T.columns if c.name != "updated_at"]  # what raw_view reads
 _READ_BATCH = 5000  # rows fetched at a time when reading a whole evaluation
 
@@ -192,11 +194,12 @@ class ResultsResource(Resource[EvaluationResult]):
 
     def _frame_rows(self, evaluation_id: str) -> list[Any]:
         """The ``FRAME_COLUMNS`` but the evaluation id of every result; a row written by an older
-        version without index columns is read through its model."""
+        version without index columns (or without the reason of a result that did not pass) is read
+        through its model."""
         with paused():
             rows: list[Any] = list(self._rows(evaluation_id, _FRAME_SELECT, mappings=False))
             for i, row in enumerate(rows):
-                if row[_N_CHECKS] is None:
+                if row[_N_CHECKS] is None or (row[_REASON] is None and row[_STATUS] != "pass"):
                     rows[i] = (*frame_row(self.retrieve(row[0]))[1:-1], row[-1])
         return rows
 
