@@ -191,8 +191,6 @@ def _limited(rows: list[Any], limit: int, what: str) -> list[Any]:
 
 
 def _list_results(hub: Any, args: argparse.Namespace, project_id: str | None) -> int:
-    from giskard_nb.hub.result_reason import result_reason
-
     if args.status is not None and args.status not in RESULT_STATUSES:
         raise UsageError(f"--status {args.status!r}: results are {', '.join(RESULT_STATUSES)}")
     if args.evaluation is not None:
@@ -218,7 +216,7 @@ def _list_results(hub: Any, args: argparse.Namespace, project_id: str | None) ->
             r.status,
             r.failure_category.identifier if r.failure_category else "",
             cell(hub_show.question(r), 50),
-            result_reason(r, limit=100),
+            cell(r.reason or "", 100),
         )
         for r in _limited(results, args.limit, "results")
     ]

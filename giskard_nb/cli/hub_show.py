@@ -97,8 +97,6 @@ def _test_case(hub: Any, case: Any) -> None:
 
 
 def _evaluation(hub: Any, evaluation: Any) -> None:
-    from giskard_nb.hub.result_reason import result_reason
-
     say(repr(evaluation))
     say(evaluation.summary())
     results = hub.evaluations.results
@@ -117,7 +115,7 @@ def _evaluation(hub: Any, evaluation: Any) -> None:
         say(f"  {short_id(r.id)}  {r.status.upper()}{category} {cell(question(r), 100)!r}")
         if r.agent_output is not None:
             say(f"      agent: {cell(r.agent_output.content, 200)!r}")
-        say(f"      why:   {cell(result_reason(r), 300)}")
+        say(f"      why:   {cell(r.reason or r.status, 300)}")
     if total > len(bad):
         say(
             f"  … {total - len(bad)} more: giskard-nb hub list results --evaluation "
