@@ -6,8 +6,10 @@
     │   ├── UnknownKindError       a serialized check/spec names a kind nobody registered
     │   ├── DuplicateKindError     two different classes register the same kind
     │   └── SerializationError     a value (usually a callable) cannot be dumped to JSON
+    ├── SignatureError             a callable's parameters cannot be filled (also a TypeError)
     ├── InteractionGenerationError an input generator, a target or an interaction spec raised
-    │   └── InputGenerationException   the inputs side raised (kept for seed compatibility)
+    │   ├── InputGenerationException   the inputs side raised (kept for seed compatibility)
+    │   └── MissingOutputsError        no outputs and no target to produce them (also a ValueError)
     ├── LLMError                   anything that went wrong talking to a model (see giskard_nb.llm)
     ├── AgentError                 a Hub agent could not be called or answered nonsense
     ├── WorkerPoolExhausted        too many abandoned (timed-out) sync calls still run in background threads
@@ -88,6 +90,15 @@ class InteractionGenerationError(GiskardNBError):
         super().__init__(message)
         self.phase = phase
         self.partial_trace = partial_trace
+
+
+class SignatureError(GiskardNBError, TypeError):
+    """A callable (a target, an ``outputs=``/``inputs=`` function, a check function) has a parameter
+    that none of the values it would receive can fill. A ``TypeError``, as in giskard-checks."""
+
+
+class MissingOutputsError(InteractionGenerationError, ValueError):
+    """An ``Interact`` has no ``outputs`` and no target is bound. A ``ValueError``, as in giskard-checks."""
 
 
 class InputGenerationException(InteractionGenerationError):

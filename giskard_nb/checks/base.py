@@ -62,14 +62,32 @@ def normalize_text(
     return text
 
 
-def normalize_data(value: Any, form: NormalizationForm, collapse_whitespace: bool) -> Any:
-    """Normalize every string inside ``value`` (dicts, lists, tuples, sets), leaving other values alone."""
+def normalize_string(text: str, normalization_form: NormalizationForm = "NFKC") -> str:
+    """giskard-checks' string normalization: unicode form, then whitespace runs collapsed and stripped."""
+    return normalize_text(text, normalization_form, collapse_whitespace=True)
+
+
+def normalize_data(
+    value: Any, normalization_form: NormalizationForm = "NFKC", collapse_whitespace: bool = True
+) -> Any:
+    """Normalize every string inside ``value`` (dicts, lists, tuples, named tuples, sets), leaving
+    other values alone. Called as in giskard-checks, ``normalize_data(value, form)``, strings are also
+    whitespace-collapsed and stripped; the comparison checks pass their own ``collapse_whitespace``.
+    A dict subclass (``defaultdict``, ``OrderedDict``) and a named tuple keep their type."""
+    form = normalization_form
     if isinstance(value, str):
         return normalize_text(value, form, collapse_whitespace=collapse_whitespace)
     if not form and not collapse_whitespace:
         return value
     if isinstance(value, dict):
-        return {k: normalize_data(v, form, collapse_whitespace) for k, v in value.items()}
+        items = {k: normalize_data(v, form, collapse_whitespace) for k, v in value.items()}
+        if type(value) is dict:
+            return items
+        copy = value.copy()  # keeps the subclass and its state (a defaultdict's factory)
+        copy.update(items)
+        return copy
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
+        return type(value)(*(normalize_data(v, form, collapse_whitespace) for v in value))
     if isinstance(value, list | tuple | set | frozenset):
         return type(value)(normalize_data(v, form, collapse_whitespace) for v in value)
     return value

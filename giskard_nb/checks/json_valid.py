@@ -50,7 +50,11 @@ class JsonValid(Check):
         value = resolve(trace, self.target_key)
         if isinstance(value, NoMatch):
             return no_value("the JSON", self.target_key)
-        details: dict[str, Any] = {"target_key": self.target_key, "value": value}
+        details: dict[str, Any] = {
+            "target_key": self.target_key,
+            "value": value,
+            "schema": self.expected_schema,
+        }
         if self.parse:
             if not isinstance(value, str | bytes):
                 return wrong_type(

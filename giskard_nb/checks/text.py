@@ -28,7 +28,7 @@ def _exactly_one(model: Any, a: str, b: str) -> None:
     given = [n for n in (a, b) if getattr(model, n) not in (MISSING, None)]
     if len(given) != 1:
         raise GiskardValidationError(
-            f"{type(model).__name__} needs exactly one of {a!r} or {b!r} (got {len(given)})"
+            f"{type(model).__name__}: Exactly one of {a!r} or {b!r} must be given (got {len(given)})"
         )
 
 

@@ -35,7 +35,7 @@ async def apply_spec(spec: InteractionSpec, trace: Trace, target: Any = MISSING)
     except Exception as exc:
         raise InteractionGenerationError(
             f"interaction spec {type(spec).__name__} raised {type(exc).__name__}: {exc}",
-            phase="interaction",
+            phase="input_generation",
             partial_trace=trace,
         ) from exc
     finally:
@@ -177,11 +177,18 @@ def _skip_results(step: Step, message: str) -> list[CheckResult]:
     ]
 
 
+#: How a skipped check's message names the phase that failed (giskard-checks says "input generation").
+_PHASE_NAMES = {"input_generation": "input generation", "target": "target", "timeout": "timeout"}
+
+
 def _errored_step(
     step: Step, error: TestCaseError, trace: Trace, t0: float | None = None
 ) -> TestCaseResult:
     return TestCaseResult(
-        results=_skip_results(step, f"skipped: {error.phase or 'interaction'} failed"),
+        results=_skip_results(
+            step,
+            f"Checks were skipped due to {_PHASE_NAMES.get(error.phase, 'input generation')} failure",
+        ),
         duration_ms=(time.perf_counter() - t0) * 1000 if t0 else 0.0,
         last_interaction_index=_last_index(trace),
         error=error,
@@ -189,9 +196,9 @@ def _errored_step(
 
 
 def _skipped_step(step: Step, number: int, trace: Trace) -> TestCaseResult:
-    message = f"step {number} was skipped: an earlier step did not pass"
+    message = f"Step {number} was skipped due to previous failure (an earlier step did not pass)"
     results = _skip_results(step, message) or [
-        CheckResult.skip(message, details={"check_name": f"step {number}", "check_kind": "step"})
+        CheckResult.skip(message, details={"check_name": "step", "check_kind": "step"})
     ]
     return TestCaseResult(results=results, last_interaction_index=_last_index(trace))
 

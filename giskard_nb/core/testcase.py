@@ -208,7 +208,7 @@ def _error_result(check: Check, exc: Exception, t0: float) -> CheckResult:
     return _finish(
         check,
         CheckResult.error(
-            f"check {check.label!r} raised {type(exc).__name__}: {exc}",
+            f"Check {check.label!r} failed with error: {type(exc).__name__}: {exc}",
             details={
                 "phase": "check",
                 "exception_type": type(exc).__name__,
