@@ -45,7 +45,7 @@ class FnCheck(Check):
                 self.failure_message or "The function returned False.", details=self.details
             )
         raise TypeError(
-            f"the check function must return a bool or a CheckResult, got {type(out).__name__}: "
+            f"the check function must return bool or CheckResult, got {type(out).__name__}: "
             f"{out!r:.100}. Return True/False (or bool(...) of your condition)."
         )
 
