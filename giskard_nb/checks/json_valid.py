@@ -74,7 +74,8 @@ class JsonValid(Check):
                 json.dumps(data)
             except (TypeError, ValueError) as exc:
                 return CheckResult.failure(
-                    f"not JSON-serializable: {exc}", details={**details, "error": str(exc)}
+                    f"the value at {self.target_key!r} is not JSON serializable: {exc}",
+                    details={**details, "error": str(exc)},
                 )
         details["parsed_value"] = data
         if self.expected_schema is not None:
@@ -90,7 +91,7 @@ class JsonValid(Check):
             if error is not None:
                 where = "/".join(str(p) for p in error.absolute_path) or "(root)"
                 return CheckResult.failure(
-                    f"JSON does not match the schema at {where}: {error.message}",
+                    f"JSON does not match the provided schema at {where}: {error.message}",
                     details={**details, "error": error.message},
                 )
             return CheckResult.success("Valid JSON matching the schema.", details=details)
