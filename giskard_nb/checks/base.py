@@ -36,8 +36,11 @@ def value_or_key(trace: Trace, value: Any, key: str | None) -> Any:
 
 
 def no_value(what: str, key: str) -> CheckResult:
+    """ERROR: nothing at ``key`` for ``what`` (e.g. "the answer" reads "No value found for answer key
+    'trace.last.outputs'", giskard-checks' wording, then how to fix it)."""
+    name = what.removeprefix("the ")
     return CheckResult.error(
-        f"no value found for {what} at {key!r}: the trace has nothing at that path. Check the key "
+        f"No value found for {name} key {key!r}: the trace has nothing at that path. Check the key "
         "(for example 'trace.last.outputs' or 'trace.last.outputs.answer') against the interaction.",
         details={"key": key},
     )

@@ -49,7 +49,9 @@ class JsonValid(Check):
     def run(self, trace: Trace) -> CheckResult:
         value = resolve(trace, self.target_key)
         if isinstance(value, NoMatch):
-            return no_value("the JSON", self.target_key)
+            return no_value("the JSON", self.target_key).with_details(
+                {"target_key": self.target_key, "value": value, "schema": self.expected_schema}
+            )
         details: dict[str, Any] = {
             "target_key": self.target_key,
             "value": value,
