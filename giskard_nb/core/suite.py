@@ -31,7 +31,7 @@ class Suite(BaseModel):
 
     model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
-    name: str = "Suite"
+    name: str
     scenarios: list[Scenario] = Field(default_factory=list)
     target: Value = MISSING
 

@@ -233,8 +233,8 @@ class TestCase(Parametrizable, BaseModel):
     model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
 
     name: str | None = None
-    trace: SerializeAsAny[Trace] = Field(default_factory=Trace)
-    checks: list[SerializeAsAny[Check]] = Field(default_factory=list)
+    trace: SerializeAsAny[Trace]
+    checks: list[SerializeAsAny[Check]]
 
     async def run(self, *, return_exception: bool = True) -> TestCaseResult:
         return await default_test_case_runner.run(self, return_exception=return_exception)

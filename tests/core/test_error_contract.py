@@ -18,6 +18,7 @@ from giskard_nb import (
     InteractionSpec,
     LLMGenerator,
     Scenario,
+    Suite,
     TestCase,
     Trace,
     UserSimulator,
@@ -164,3 +165,13 @@ async def test_a_simulator_with_no_steps_sends_nothing():
         .run()
     )
     assert result.passed and result.final_trace.interactions == []
+
+
+def test_suite_name_and_test_case_fields_are_required():
+    with pytest.raises(ValueError, match="name\n  Field required"):
+        Suite()
+    with pytest.raises(ValueError, match="checks\n  Field required"):
+        TestCase(trace=Trace())
+    with pytest.raises(ValueError, match="trace\n  Field required"):
+        TestCase(checks=[])
+    assert Suite("named").name == "named" and Suite(name="kw").name == "kw"
