@@ -7,6 +7,7 @@
     │   ├── DuplicateKindError     two different classes register the same kind
     │   └── SerializationError     a value (usually a callable) cannot be dumped to JSON
     ├── SignatureError             a callable's parameters cannot be filled (also a TypeError)
+    ├── WrongTypeError             an argument of the wrong type, e.g. a bool for a count (a TypeError)
     ├── InteractionGenerationError an input generator, a target or an interaction spec raised
     │   ├── InputGenerationException   the inputs side raised (kept for seed compatibility)
     │   └── MissingOutputsError        no outputs and no target to produce them (also a ValueError)
@@ -95,6 +96,10 @@ class InteractionGenerationError(GiskardNBError):
 class SignatureError(GiskardNBError, TypeError):
     """A callable (a target, an ``outputs=``/``inputs=`` function, a check function) has a parameter
     that none of the values it would receive can fill. A ``TypeError``, as in giskard-checks."""
+
+
+class WrongTypeError(GiskardNBError, TypeError):
+    """An argument of the wrong type (a bool or a str where a count is needed). A ``TypeError``."""
 
 
 class MissingOutputsError(InteractionGenerationError, ValueError):

@@ -175,3 +175,15 @@ def test_suite_name_and_test_case_fields_are_required():
     with pytest.raises(ValueError, match="trace\n  Field required"):
         TestCase(checks=[])
     assert Suite("named").name == "named" and Suite(name="kw").name == "kw"
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+async def test_max_concurrency_is_checked_even_when_serial(parallel):
+    suite = Suite("s", scenarios=[Scenario("a").interact("q", "a")])
+    with pytest.raises(TypeError, match="max_concurrency must be a positive integer"):
+        await suite.run(max_concurrency=True, parallel=parallel)
+    with pytest.raises(TypeError, match="got str '2'"):
+        await suite.run(max_concurrency="2", parallel=parallel)
+    with pytest.raises(ValueError, match="max_concurrency must be a positive integer"):
+        await suite.run(max_concurrency=0, parallel=parallel)
+    assert len((await suite.run(max_concurrency=None, parallel=parallel)).results) == 1
