@@ -35,13 +35,19 @@ def value_or_key(trace: Trace, value: Any, key: str | None) -> Any:
     return resolve(trace, key)
 
 
-def no_value(what: str, key: str) -> CheckResult:
-    """ERROR: nothing at ``key`` for ``what`` (e.g. "the answer" reads "No value found for answer key
-    'trace.last.outputs'", giskard-checks' wording, then how to fix it)."""
-    name = what.removeprefix("the ")
+def no_value(what: str, key: str, *, named: bool = False) -> CheckResult:
+    """ERROR: nothing at ``key`` for ``what``, in giskard-checks' words, then how to fix it.
+
+    ``named`` puts ``what`` before "key" ("No value found for answer key 'trace.last.outputs'", the
+    LLM and text checks' form); otherwise it follows it ("No value found for key 'trace.last.outputs'
+    (the answer)", the rule-based checks' form)."""
+    if named:
+        head = f"No value found for {what.removeprefix('the ')} key {key!r}"
+    else:
+        head = f"No value found for key {key!r} ({what})"
     return CheckResult.error(
-        f"No value found for {name} key {key!r}: the trace has nothing at that path. Check the key "
-        "(for example 'trace.last.outputs' or 'trace.last.outputs.answer') against the interaction.",
+        f"{head}: the trace has nothing at that path. Check the key (for example "
+        "'trace.last.outputs' or 'trace.last.outputs.answer') against the interaction.",
         details={"key": key},
     )
 

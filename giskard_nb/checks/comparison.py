@@ -84,8 +84,9 @@ class ComparisonCheck(Check):
                 return CheckResult.success(
                     f"{actual!r:.200} {self.symbol} {expected!r:.200} holds.", details=details
                 )
+            phrase = f"{self.phrase} " if self.phrase else ""
             return CheckResult.failure(
-                f"Expected value {self.phrase} {expected!r:.200} but got {actual!r:.200}.",
+                f"Expected value {phrase}{expected!r:.200} but got {actual!r:.200}.",
                 details=details,
             )
         if not isinstance(actual_n, list | tuple | set | frozenset):
@@ -125,7 +126,7 @@ class Equals(ComparisonCheck):
 
     op = operator.eq
     symbol = "=="
-    phrase = "equal to"
+    phrase = ""
 
 
 @Check.register("not_equals")

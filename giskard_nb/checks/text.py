@@ -58,14 +58,14 @@ class StringMatching(Check):
             trace, self.keyword if self.keyword is not None else MISSING, self.keyword_key
         )
         if isinstance(keyword, NoMatch):
-            return no_value("the keyword", self.keyword_key or "").with_details(
+            return no_value("the keyword", self.keyword_key or "", named=True).with_details(
                 {"keyword": keyword}
             )
         if not isinstance(keyword, str):
             return wrong_type("the keyword", "a string", keyword)
         text = value_or_key(trace, self.text, self.target_key)
         if isinstance(text, NoMatch):
-            return no_value("the text", self.target_key).with_details({"text": text})
+            return no_value("the text", self.target_key, named=True).with_details({"text": text})
         if not isinstance(text, str):
             return wrong_type(f"the text at {self.target_key!r}", "a string", text)
         norm = dict(collapse_whitespace=self.collapse_whitespace, casefold=not self.case_sensitive)
@@ -112,14 +112,14 @@ class RegexMatching(Check):
             trace, self.pattern if self.pattern is not None else MISSING, self.pattern_key
         )
         if isinstance(pattern, NoMatch):
-            return no_value("the pattern", self.pattern_key or "").with_details(
+            return no_value("the pattern", self.pattern_key or "", named=True).with_details(
                 {"pattern": pattern}
             )
         if not isinstance(pattern, str):
             return wrong_type("the pattern", "a string", pattern)
         text = value_or_key(trace, self.text, self.target_key)
         if isinstance(text, NoMatch):
-            return no_value("the text", self.target_key).with_details({"text": text})
+            return no_value("the text", self.target_key, named=True).with_details({"text": text})
         if not isinstance(text, str):
             return wrong_type(f"the text at {self.target_key!r}", "a string", text)
         try:

@@ -136,7 +136,7 @@ def test_comparison_details_when_a_value_is_missing():
     assert actual_missing.errored
     assert isinstance(actual_missing.details["actual_value"], NoMatch)
     assert actual_missing.details["expected_value"] == 1
-    assert "No value found for actual value key 'trace.last.outputs.nope'" in (
+    assert "No value found for key 'trace.last.outputs.nope' (the actual value)" in (
         actual_missing.message
     )
     expected_missing = Equals(expected_value_key="trace.last.metadata.ref").run(make_trace(1))

@@ -102,9 +102,7 @@ class RaisingCheck(Check):
 async def test_test_case_failure_lines_and_assertion():
     trace = Trace(interactions=[Interaction(inputs="i", outputs="output")])
     failed = await TestCase(trace=trace, checks=[Equals(expected_value="wrong")]).run()
-    assert failed.format_failures() == [
-        "equals FAILED: Expected value equal to 'wrong' but got 'output'."
-    ]
+    assert failed.format_failures() == ["equals FAILED: Expected value 'wrong' but got 'output'."]
     with pytest.raises(AssertionError, match=r"^Test case failed \(FAIL\):\n  - equals FAILED"):
         failed.assert_passed()
     errored = await TestCase(trace=trace, checks=[RaisingCheck(name="boom")]).run()
