@@ -17,6 +17,7 @@ from giskard_nb import (
     Interaction,
     InteractionSpec,
     LLMGenerator,
+    LLMJudge,
     Scenario,
     Suite,
     TestCase,
@@ -151,8 +152,12 @@ def test_generator_fields_are_validated_like_the_reference():
     assert UserSimulator(persona="helpful_user", max_steps=0).max_steps == 0
     with pytest.raises(ValueError, match="greater than or equal to 0"):
         LLMGenerator(prompt="p", max_steps=-1)
-    with pytest.raises(ValueError, match="exactly one of prompt="):
+    with pytest.raises(ValueError, match="exactly one of prompt=.*both were given"):
         LLMGenerator(prompt="p", prompt_path="x.j2")
+    with pytest.raises(ValueError, match="prompt.*prompt_path.*neither was given"):
+        LLMGenerator()
+    with pytest.raises(ValueError, match="LLMJudge needs exactly one of prompt=.*both were given"):
+        LLMJudge(prompt="p", prompt_path="x.j2")
 
 
 async def test_a_simulator_with_no_steps_sends_nothing():
