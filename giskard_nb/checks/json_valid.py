@@ -10,7 +10,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, ConfigDict, Field, model_validator
 
 from giskard_nb.checks.base import no_value, target_key_field, wrong_type
 from giskard_nb.checks.json_text import MAX_PARSE_DEPTH, JsonTooDeep, load_json
@@ -29,10 +29,14 @@ class JsonValid(Check):
     be JSON-serializable data. ``expected_schema`` (alias ``schema``) adds JSON Schema validation; the
     schema itself is checked when the check is built."""
 
+    model_config = ConfigDict(serialize_by_alias=True)
+
     target_key: JSONPathStr = target_key_field()
     parse: bool = True
     expected_schema: dict[str, Any] | None = Field(
-        default=None, validation_alias=AliasChoices("expected_schema", "schema")
+        default=None,
+        validation_alias=AliasChoices("expected_schema", "schema"),
+        serialization_alias="schema",  # saved as giskard-checks saves it; both names load
     )
 
     @model_validator(mode="after")

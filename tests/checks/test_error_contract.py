@@ -220,3 +220,13 @@ def test_comparisons_accept_named_tuples():
     point = namedtuple("Point", ["label", "value"])
     trace = Trace(interactions=[Interaction(inputs="q", outputs=point("cafe\u0301", 1))])
     assert Equals(expected_value=point("café", 1)).run(trace).passed
+
+
+def test_json_valid_saves_its_schema_under_the_alias():
+    schema = {"type": "object"}
+    check = JsonValid(expected_schema=schema)
+    assert check.model_dump()["schema"] == schema and "expected_schema" not in check.model_dump()
+    assert JsonValid.model_validate({"schema": schema}) == check
+    assert JsonValid.model_validate({"expected_schema": schema}) == check
+    with pytest.raises(ValueError, match="bogus"):
+        JsonValid.model_validate({"schema": schema, "bogus": 1})
