@@ -230,3 +230,12 @@ def test_json_valid_saves_its_schema_under_the_alias():
     assert JsonValid.model_validate({"expected_schema": schema}) == check
     with pytest.raises(ValueError, match="bogus"):
         JsonValid.model_validate({"schema": schema, "bogus": 1})
+
+
+def test_a_rego_syntax_error_is_a_value_error_without_the_engine_backtrace():
+    pytest.importorskip("regorus", reason="the optional regorus engine is not installed (.[rego])")
+    from giskard_nb import RegoPolicy
+
+    with pytest.raises(ValueError, match="the Rego policy does not compile") as info:
+        RegoPolicy(policy="package demo\nallow if {", rule="data.demo.allow")
+    assert "policy.rego:2" in str(info.value) and "backtrace" not in str(info.value).lower()
