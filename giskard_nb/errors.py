@@ -61,7 +61,10 @@ class UnknownKindError(GiskardValidationError):
                 f"If {kind!r} is a custom class, import the module that defines it (and decorates it "
                 f"with @{root}.register({kind!r})) before loading."
             )
-        super().__init__(f"Unknown {family} kind {kind!r}. Registered kinds: {known}. {remedy}")
+        super().__init__(
+            f"Unknown {family} kind {kind!r} (Kind {kind!r} is not registered for class {root}). "
+            f"Registered kinds: {known}. {remedy}"
+        )
 
 
 class DuplicateKindError(GiskardValidationError):
@@ -73,7 +76,7 @@ class DuplicateKindError(GiskardValidationError):
         self.family, self.kind = family, kind
         known = ", ".join(sorted(registered))
         super().__init__(
-            f"Duplicate {family} kind {kind!r}: already registered by "
+            f"Duplicate {family} kind {kind!r}: Kind {kind!r} is already registered for "
             f"{existing.__module__}.{existing.__qualname__}, cannot register "
             f"{new.__module__}.{new.__qualname__}. Give every class a unique kind. "
             f"Registered kinds: {known}."

@@ -190,3 +190,17 @@ async def test_max_concurrency_is_checked_even_when_serial(parallel):
     with pytest.raises(ValueError, match="max_concurrency must be a positive integer"):
         await suite.run(max_concurrency=0, parallel=parallel)
     assert len((await suite.run(max_concurrency=None, parallel=parallel)).results) == 1
+
+
+def test_kind_errors_carry_the_reference_fragments():
+    with pytest.raises(ValueError, match="Kind is not provided for class Check"):
+        Check.model_validate({"name": "x"})
+    with pytest.raises(ValueError, match="Kind 'nope' is not registered for class Check"):
+        Check.model_validate({"kind": "nope"})
+
+    class Impostor(Check):
+        async def run(self, trace: Trace) -> CheckResult:
+            return CheckResult.success()
+
+    with pytest.raises(ValueError, match="Kind 'equals' is already registered for"):
+        Check.register("equals")(Impostor)
