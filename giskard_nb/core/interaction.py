@@ -55,7 +55,7 @@ def _compared(interaction: Interaction) -> tuple[Any, ...]:
 def _freeze(value: Any) -> Any:
     """A hashable stand-in for dicts and lists (an unhashable leaf still raises ``TypeError``)."""
     if isinstance(value, dict):
-        return tuple(sorted(((k, _freeze(v)) for k, v in value.items()), key=repr))
+        return frozenset((k, _freeze(v)) for k, v in value.items())  # order-free, like dict ==
     if isinstance(value, list | tuple | set | frozenset):
         items = (_freeze(v) for v in value)
         return frozenset(items) if isinstance(value, set | frozenset) else tuple(items)
