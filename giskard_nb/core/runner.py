@@ -177,8 +177,13 @@ def _skip_results(step: Step, message: str) -> list[CheckResult]:
     ]
 
 
-#: How a skipped check's message names the phase that failed (giskard-checks says "input generation").
-_PHASE_NAMES = {"input_generation": "input generation", "target": "target", "timeout": "timeout"}
+#: Why a step's checks were skipped, by the phase that failed ("Checks were skipped due to input
+#: generation failure" is giskard-checks' message).
+_SKIP_CAUSES = {
+    "input_generation": "input generation failure",
+    "target": "target failure",
+    "timeout": "the scenario timeout",
+}
 
 
 def _errored_step(
@@ -187,7 +192,7 @@ def _errored_step(
     return TestCaseResult(
         results=_skip_results(
             step,
-            f"Checks were skipped due to {_PHASE_NAMES.get(error.phase, 'input generation')} failure",
+            f"Checks were skipped due to {_SKIP_CAUSES.get(error.phase, 'input generation failure')}",
         ),
         duration_ms=(time.perf_counter() - t0) * 1000 if t0 else 0.0,
         last_interaction_index=_last_index(trace),

@@ -204,3 +204,21 @@ def test_kind_errors_carry_the_reference_fragments():
 
     with pytest.raises(ValueError, match="Kind 'equals' is already registered for"):
         Check.register("equals")(Impostor)
+
+
+async def test_a_timed_out_step_says_its_checks_were_skipped_for_the_timeout():
+    import asyncio
+
+    async def slow(inputs):
+        await asyncio.sleep(0.5)
+        return "late"
+
+    result = (
+        await Scenario("s")
+        .interact("q", slow)
+        .check(Equals(expected_value="late"))
+        .run(timeout=0.05)
+    )
+    step = result.steps[0]
+    assert step.error.phase == "timeout"
+    assert step.results[0].message == "Checks were skipped due to the scenario timeout"
