@@ -6,8 +6,11 @@
     │   ├── UnknownKindError       a serialized check/spec names a kind nobody registered
     │   ├── DuplicateKindError     two different classes register the same kind
     │   └── SerializationError     a value (usually a callable) cannot be dumped to JSON
+    ├── SignatureError             a callable's parameters cannot be filled (also a TypeError)
+    ├── WrongTypeError             an argument of the wrong type, e.g. a bool for a count (a TypeError)
     ├── InteractionGenerationError an input generator, a target or an interaction spec raised
-    │   └── InputGenerationException   the inputs side raised (kept for seed compatibility)
+    │   ├── InputGenerationException   the inputs side raised (kept for seed compatibility)
+    │   └── MissingOutputsError        no outputs and no target to produce them (also a ValueError)
     ├── LLMError                   anything that went wrong talking to a model (see giskard_nb.llm)
     ├── AgentError                 a Hub agent could not be called or answered nonsense
     │   └── AgentInputError        an agent failed as if it expected the other input shape (text/messages)
@@ -59,7 +62,10 @@ class UnknownKindError(GiskardValidationError):
                 f"If {kind!r} is a custom class, import the module that defines it (and decorates it "
                 f"with @{root}.register({kind!r})) before loading."
             )
-        super().__init__(f"Unknown {family} kind {kind!r}. Registered kinds: {known}. {remedy}")
+        super().__init__(
+            f"Unknown {family} kind {kind!r} (Kind {kind!r} is not registered for class {root}). "
+            f"Registered kinds: {known}. {remedy}"
+        )
 
 
 class DuplicateKindError(GiskardValidationError):
@@ -71,7 +77,7 @@ class DuplicateKindError(GiskardValidationError):
         self.family, self.kind = family, kind
         known = ", ".join(sorted(registered))
         super().__init__(
-            f"Duplicate {family} kind {kind!r}: already registered by "
+            f"Duplicate {family} kind {kind!r}: Kind {kind!r} is already registered for "
             f"{existing.__module__}.{existing.__qualname__}, cannot register "
             f"{new.__module__}.{new.__qualname__}. Give every class a unique kind. "
             f"Registered kinds: {known}."
@@ -89,6 +95,19 @@ class InteractionGenerationError(GiskardNBError):
         super().__init__(message)
         self.phase = phase
         self.partial_trace = partial_trace
+
+
+class SignatureError(GiskardNBError, TypeError):
+    """A callable (a target, an ``outputs=``/``inputs=`` function, a check function) has a parameter
+    that none of the values it would receive can fill. A ``TypeError``, as in giskard-checks."""
+
+
+class WrongTypeError(GiskardNBError, TypeError):
+    """An argument of the wrong type (a bool or a str where a count is needed). A ``TypeError``."""
+
+
+class MissingOutputsError(InteractionGenerationError, ValueError):
+    """An ``Interact`` has no ``outputs`` and no target is bound. A ``ValueError``, as in giskard-checks."""
 
 
 class InputGenerationException(InteractionGenerationError):

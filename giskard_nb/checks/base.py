@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import re
 import unicodedata
 from typing import Any, Literal
@@ -36,10 +35,19 @@ def value_or_key(trace: Trace, value: Any, key: str | None) -> Any:
     return resolve(trace, key)
 
 
-def no_value(what: str, key: str) -> CheckResult:
+def no_value(what: str, key: str, *, named: bool = False) -> CheckResult:
+    """ERROR: nothing at ``key`` for ``what``, in giskard-checks' words, then how to fix it.
+
+    ``named`` puts ``what`` before "key" ("No value found for answer key 'trace.last.outputs'", the
+    LLM and text checks' form); otherwise it follows it ("No value found for key 'trace.last.outputs'
+    (the answer)", the rule-based checks' form)."""
+    if named:
+        head = f"No value found for {what.removeprefix('the ')} key {key!r}"
+    else:
+        head = f"No value found for key {key!r} ({what})"
     return CheckResult.error(
-        f"no value found for {what} at {key!r}: the trace has nothing at that path. Check the key "
-        "(for example 'trace.last.outputs' or 'trace.last.outputs.answer') against the interaction.",
+        f"{head}: the trace has nothing at that path. Check the key (for example "
+        "'trace.last.outputs' or 'trace.last.outputs.answer') against the interaction.",
         details={"key": key},
     )
 
@@ -63,18 +71,31 @@ def normalize_text(
     return text
 
 
-def normalize_data(value: Any, form: NormalizationForm, collapse_whitespace: bool) -> Any:
-    """Normalize every string inside ``value`` (dicts, lists, tuples, sets), leaving other values alone."""
+def normalize_string(text: str, normalization_form: NormalizationForm = "NFKC") -> str:
+    """giskard-checks' string normalization: unicode form, then whitespace runs collapsed and stripped."""
+    return normalize_text(text, normalization_form, collapse_whitespace=True)
+
+
+def normalize_data(
+    value: Any, normalization_form: NormalizationForm = "NFKC", collapse_whitespace: bool = True
+) -> Any:
+    """Normalize every string inside ``value`` (dicts, lists, tuples, named tuples, sets), leaving
+    other values alone. Called as in giskard-checks, ``normalize_data(value, form)``, strings are also
+    whitespace-collapsed and stripped; the comparison checks pass their own ``collapse_whitespace``.
+    A dict subclass (``defaultdict``, ``OrderedDict``) and a named tuple keep their type."""
+    form = normalization_form
     if isinstance(value, str):
         return normalize_text(value, form, collapse_whitespace=collapse_whitespace)
     if not form and not collapse_whitespace:
         return value
     if isinstance(value, dict):
-        out = copy.copy(value)  # keeps a dict subclass (defaultdict's factory, OrderedDict)
-        for k, v in value.items():
-            out[k] = normalize_data(v, form, collapse_whitespace)
+        items = {k: normalize_data(v, form, collapse_whitespace) for k, v in value.items()}
+        if type(value) is dict:
+            return items
+        out = value.copy()  # keeps the subclass and its state (a defaultdict's factory)
+        out.update(items)
         return out
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple takes positionals
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
         return type(value)(*(normalize_data(v, form, collapse_whitespace) for v in value))
     if isinstance(value, list | tuple | set | frozenset):
         return type(value)(normalize_data(v, form, collapse_whitespace) for v in value)

@@ -41,6 +41,7 @@ class ComparisonCheck(Check):
 
     op: ClassVar[Callable[[Any, Any], bool]]
     symbol: ClassVar[str]
+    phrase: ClassVar[str]
 
     target_key: JSONPathStr = target_key_field()
     expected_value: Value = MISSING
@@ -53,7 +54,8 @@ class ComparisonCheck(Check):
     def _one_expected(self) -> ComparisonCheck:
         if (self.expected_value is MISSING) == (self.expected_value_key is None):
             raise GiskardValidationError(
-                f"{type(self).__name__} needs exactly one of 'expected_value' or 'expected_value_key'"
+                f"{type(self).__name__}: Exactly one of 'expected_value' or 'expected_value_key' must "
+                "be given (expected_value=None is a valid expectation)"
             )
         return self
 
@@ -62,10 +64,14 @@ class ComparisonCheck(Check):
         if expected is MISSING:
             expected = resolve(trace, self.expected_value_key)
             if isinstance(expected, NoMatch):
-                return no_value("the expected value", self.expected_value_key)
+                return no_value("the expected value", self.expected_value_key).with_details(
+                    {"actual_value": None, "expected_value": expected}
+                )
         actual = resolve(trace, self.target_key)
         if isinstance(actual, NoMatch):
-            return no_value("the actual value", self.target_key)
+            return no_value("the actual value", self.target_key).with_details(
+                {"actual_value": actual, "expected_value": expected}
+            )
         actual_n = normalize_data(actual, self.normalization_form, self.collapse_whitespace)
         expected_n = normalize_data(expected, self.normalization_form, self.collapse_whitespace)
         details = {"actual_value": actual, "expected_value": expected}
@@ -73,25 +79,28 @@ class ComparisonCheck(Check):
             try:
                 ok = bool(type(self).op(actual_n, expected_n))
             except Exception as exc:
-                return CheckResult.error(
-                    f"cannot compare {actual!r:.100} {self.symbol} {expected!r:.100}: {exc}",
-                    details=details,
-                )
-            verdict = f"{actual!r:.200} {self.symbol} {expected!r:.200}"
+                return CheckResult.error(self._unsupported(actual, expected, exc), details=details)
             if ok:
-                return CheckResult.success(f"{verdict} holds.", details=details)
-            return CheckResult.failure(f"expected {verdict}, which does not hold.", details=details)
+                return CheckResult.success(
+                    f"{actual!r:.200} {self.symbol} {expected!r:.200} holds.", details=details
+                )
+            phrase = f"{self.phrase} " if self.phrase else ""
+            return CheckResult.failure(
+                f"Expected value {phrase}{expected!r:.200} but got {actual!r:.200}.",
+                details=details,
+            )
         if not isinstance(actual_n, list | tuple | set | frozenset):
             return CheckResult.error(
                 f"match={self.match!r} needs a list at {self.target_key!r}, got {type(actual).__name__}",
                 details=details,
             )
-        try:
-            hits = [item for item in actual_n if type(self).op(item, expected_n)]
-        except Exception as exc:
-            return CheckResult.error(
-                f"cannot compare the items with {expected!r:.100}: {exc}", details=details
-            )
+        hits = []
+        for item in actual_n:
+            try:
+                if type(self).op(item, expected_n):
+                    hits.append(item)
+            except Exception as exc:
+                return CheckResult.error(self._unsupported(item, expected, exc), details=details)
         n, k = len(actual_n), len(hits)
         ok = {"any": k > 0, "all": k == n, "none": k == 0}[self.match]
         message = f"{k} of {n} items satisfy '{self.symbol} {expected!r:.100}' (match={self.match})"
@@ -101,6 +110,15 @@ class ComparisonCheck(Check):
             message += f": {hits!r:.200}"
         return CheckResult.failure(message + ".", details=details)
 
+    def _unsupported(self, actual: Any, expected: Any, exc: Exception) -> str:
+        """The ERROR message of a comparison that raised (giskard-checks: "Comparison not supported")."""
+        a, b = type(actual).__name__, type(expected).__name__
+        return (
+            f"Comparison not supported: a {self.symbol} comparison between {a} and {b} raised "
+            f"{type(exc).__name__}: {exc} (actual {actual!r:.100}, expected {expected!r:.100}). "
+            "Compare values of one type, or pick the part of the output to compare with target_key."
+        )
+
 
 @Check.register("equals")
 class Equals(ComparisonCheck):
@@ -108,6 +126,7 @@ class Equals(ComparisonCheck):
 
     op = operator.eq
     symbol = "=="
+    phrase = ""
 
 
 @Check.register("not_equals")
@@ -116,6 +135,7 @@ class NotEquals(ComparisonCheck):
 
     op = operator.ne
     symbol = "!="
+    phrase = "different from"
 
 
 @Check.register("greater_than")
@@ -124,6 +144,7 @@ class GreaterThan(ComparisonCheck):
 
     op = operator.gt
     symbol = ">"
+    phrase = "greater than"
 
 
 @Check.register("greater_than_equals")
@@ -132,6 +153,7 @@ class GreaterThanEquals(ComparisonCheck):
 
     op = operator.ge
     symbol = ">="
+    phrase = "greater than or equal to"
 
 
 @Check.register("less_than")
@@ -140,6 +162,7 @@ class LessThan(ComparisonCheck):
 
     op = operator.lt
     symbol = "<"
+    phrase = "less than"
 
 
 @Check.register("less_than_equals")
@@ -148,6 +171,7 @@ class LessThanEquals(ComparisonCheck):
 
     op = operator.le
     symbol = "<="
+    phrase = "less than or equal to"
 
 
 # The seed README's names.

@@ -74,7 +74,9 @@ class AnyOf(_Group):
             f"{r.check_name or 'check'}: {r.message}" for r in results if not r.skipped
         )
         if any(r.failed for r in results):
-            return CheckResult.failure(f"No check passed. {reasons}", details=_inner(results))
+            return CheckResult.failure(
+                f"No checks passed. Failures: {reasons}", details=_inner(results)
+            )
         return CheckResult.skip("All checks were skipped.", details=_inner(results))
 
 

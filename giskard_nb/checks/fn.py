@@ -20,7 +20,8 @@ __all__ = ["FnCheck", "from_fn"]
 @Check.register("fn")
 class FnCheck(Check):
     """Calls ``fn(trace)`` (sync or async). ``True`` → PASS, ``False`` → FAIL, a CheckResult is kept as is;
-    anything else is an ERROR saying what came back. Python functions cannot be saved to JSON."""
+    anything else raises ``TypeError`` (as in giskard-checks; in a scenario or test case it becomes an
+    ERROR result naming what came back). Python functions cannot be saved to JSON."""
 
     fn: Value
     success_message: str | None = None
@@ -43,8 +44,9 @@ class FnCheck(Check):
             return CheckResult.failure(
                 self.failure_message or "The function returned False.", details=self.details
             )
-        return CheckResult.error(
-            f"the check function must return a bool or a CheckResult, got {type(out).__name__}: {out!r:.100}"
+        raise TypeError(
+            f"the check function must return bool or CheckResult, got {type(out).__name__}: "
+            f"{out!r:.100}. Return True/False (or bool(...) of your condition)."
         )
 
 

@@ -10,7 +10,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, ConfigDict, Field, model_validator
 
 from giskard_nb.checks.base import no_value, target_key_field, wrong_type
 from giskard_nb.checks.json_text import MAX_PARSE_DEPTH, JsonTooDeep, load_json
@@ -29,10 +29,14 @@ class JsonValid(Check):
     be JSON-serializable data. ``expected_schema`` (alias ``schema``) adds JSON Schema validation; the
     schema itself is checked when the check is built."""
 
+    model_config = ConfigDict(serialize_by_alias=True)
+
     target_key: JSONPathStr = target_key_field()
     parse: bool = True
     expected_schema: dict[str, Any] | None = Field(
-        default=None, validation_alias=AliasChoices("expected_schema", "schema")
+        default=None,
+        validation_alias=AliasChoices("expected_schema", "schema"),
+        serialization_alias="schema",  # saved as giskard-checks saves it; both names load
     )
 
     @model_validator(mode="after")
@@ -49,8 +53,14 @@ class JsonValid(Check):
     def run(self, trace: Trace) -> CheckResult:
         value = resolve(trace, self.target_key)
         if isinstance(value, NoMatch):
-            return no_value("the JSON", self.target_key)
-        details: dict[str, Any] = {"target_key": self.target_key, "value": value}
+            return no_value("the JSON", self.target_key).with_details(
+                {"target_key": self.target_key, "value": value, "schema": self.expected_schema}
+            )
+        details: dict[str, Any] = {
+            "target_key": self.target_key,
+            "value": value,
+            "schema": self.expected_schema,
+        }
         if self.parse:
             if not isinstance(value, str | bytes):
                 return wrong_type(
@@ -70,7 +80,8 @@ class JsonValid(Check):
                 json.dumps(data)
             except (TypeError, ValueError) as exc:
                 return CheckResult.failure(
-                    f"not JSON-serializable: {exc}", details={**details, "error": str(exc)}
+                    f"the value at {self.target_key!r} is not JSON serializable: {exc}",
+                    details={**details, "error": str(exc)},
                 )
         details["parsed_value"] = data
         if self.expected_schema is not None:
@@ -86,7 +97,7 @@ class JsonValid(Check):
             if error is not None:
                 where = "/".join(str(p) for p in error.absolute_path) or "(root)"
                 return CheckResult.failure(
-                    f"JSON does not match the schema at {where}: {error.message}",
+                    f"JSON does not match the provided schema at {where}: {error.message}",
                     details={**details, "error": error.message},
                 )
             return CheckResult.success("Valid JSON matching the schema.", details=details)

@@ -63,7 +63,9 @@ class RegoPolicy(Check):
             engine.add_policy("policy.rego", self.policy)
             engine.add_data_json(json.dumps(self.data))
         except (RuntimeError, ValueError) as exc:
-            raise GiskardValidationError(f"the Rego policy does not compile: {exc}") from None
+            raise GiskardValidationError(
+                f"the Rego policy does not compile: {_engine_message(exc)}"
+            ) from None
         return engine
 
     def run(self, trace: Trace) -> CheckResult:
@@ -80,7 +82,7 @@ class RegoPolicy(Check):
             self._engine.set_input_json(document)
             outcome = self._engine.eval_rule(self.rule)
         except RuntimeError as exc:
-            return CheckResult.error(f"evaluating {self.rule} failed: {exc}")
+            return CheckResult.error(f"evaluating {self.rule} failed: {_engine_message(exc)}")
         details = {"rule": self.rule, "value": outcome}
         if outcome is True:
             return CheckResult.success(f"{self.rule} is true", details=details)
@@ -91,3 +93,9 @@ class RegoPolicy(Check):
             f"{self.rule} must be a boolean, got {type(outcome).__name__}: {outcome!r:.200}",
             details=details,
         )
+
+
+def _engine_message(exc: Exception) -> str:
+    """regorus' error text without the Rust stack backtrace it appends (the policy's line and caret
+    are kept)."""
+    return str(exc).split("Stack backtrace:", 1)[0].strip()

@@ -28,7 +28,7 @@ def _exactly_one(model: Any, a: str, b: str) -> None:
     given = [n for n in (a, b) if getattr(model, n) not in (MISSING, None)]
     if len(given) != 1:
         raise GiskardValidationError(
-            f"{type(model).__name__} needs exactly one of {a!r} or {b!r} (got {len(given)})"
+            f"{type(model).__name__}: Exactly one of {a!r} or {b!r} must be given (got {len(given)})"
         )
 
 
@@ -58,12 +58,14 @@ class StringMatching(Check):
             trace, self.keyword if self.keyword is not None else MISSING, self.keyword_key
         )
         if isinstance(keyword, NoMatch):
-            return no_value("the keyword", self.keyword_key or "")
+            return no_value("the keyword", self.keyword_key or "", named=True).with_details(
+                {"keyword": keyword}
+            )
         if not isinstance(keyword, str):
             return wrong_type("the keyword", "a string", keyword)
         text = value_or_key(trace, self.text, self.target_key)
         if isinstance(text, NoMatch):
-            return no_value("the text", self.target_key)
+            return no_value("the text", self.target_key, named=True).with_details({"text": text})
         if not isinstance(text, str):
             return wrong_type(f"the text at {self.target_key!r}", "a string", text)
         norm = dict(collapse_whitespace=self.collapse_whitespace, casefold=not self.case_sensitive)
@@ -110,12 +112,14 @@ class RegexMatching(Check):
             trace, self.pattern if self.pattern is not None else MISSING, self.pattern_key
         )
         if isinstance(pattern, NoMatch):
-            return no_value("the pattern", self.pattern_key or "")
+            return no_value("the pattern", self.pattern_key or "", named=True).with_details(
+                {"pattern": pattern}
+            )
         if not isinstance(pattern, str):
             return wrong_type("the pattern", "a string", pattern)
         text = value_or_key(trace, self.text, self.target_key)
         if isinstance(text, NoMatch):
-            return no_value("the text", self.target_key)
+            return no_value("the text", self.target_key, named=True).with_details({"text": text})
         if not isinstance(text, str):
             return wrong_type(f"the text at {self.target_key!r}", "a string", text)
         try:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.errors import SignatureError
 
 __all__ = ["Injector", "injector"]
 
@@ -55,10 +55,10 @@ def _plan(fn: Callable, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[
         elif p.kind is not p.KEYWORD_ONLY and free:
             pos.append(free.pop(0))
         else:
-            raise GiskardValidationError(
-                f"cannot call {getattr(fn, '__qualname__', fn)!r}: its parameter {p.name!r} has no default "
-                f"and cannot be filled. It may take these values, by name or in this order: "
-                f"{', '.join(names)}."
+            raise SignatureError(
+                f"cannot call {getattr(fn, '__qualname__', fn)!r}: Parameter {p.name!r} is required "
+                "but not in the injection requirements (it has no default and no value is left to "
+                f"fill it). It may take these values, by name or in this order: {', '.join(names)}."
             )
     return tuple(pos), tuple(kw)
 

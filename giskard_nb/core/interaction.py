@@ -34,6 +34,33 @@ class Interaction(Parametrizable, BaseModel):
         description="Seconds the call that produced the outputs took (None when nothing was called).",
     )
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when the class, ``inputs``, ``outputs`` and ``metadata`` are: ``latency_s`` is timing
+        metadata, so a timed interaction equals the same exchange built by hand (as in giskard-checks,
+        whose ``Interaction`` has no timing field)."""
+        if not isinstance(other, Interaction):
+            return NotImplemented
+        return type(self) is type(other) and _compared(self) == _compared(other)
+
+    def __hash__(self) -> int:
+        return hash((type(self), *(_freeze(v) for v in _compared(self))))
+
+
+def _compared(interaction: Interaction) -> tuple[Any, ...]:
+    """What equality reads: every field except ``latency_s`` (extra fields included)."""
+    fields = {k: v for k, v in interaction.__dict__.items() if k != "latency_s"}
+    return (fields, interaction.__pydantic_extra__)
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable stand-in for dicts and lists (an unhashable leaf still raises ``TypeError``)."""
+    if isinstance(value, dict):
+        return frozenset((k, _freeze(v)) for k, v in value.items())  # order-free, like dict ==
+    if isinstance(value, list | tuple | set | frozenset):
+        items = (_freeze(v) for v in value)
+        return frozenset(items) if isinstance(value, set | frozenset) else tuple(items)
+    return value
+
 
 class Trace(Parametrizable, BaseModel):
     """The immutable, ordered history of interactions of one scenario run.

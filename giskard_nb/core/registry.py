@@ -118,7 +118,11 @@ class Registered(Parametrizable, BaseModel):
                 return target.model_validate(data)
             data = {k: v for k, v in data.items() if k != "kind"}
         elif cls._kind is None and "_registry" in cls.__dict__:
-            got = "a dict without 'kind'" if isinstance(data, dict) else f"{type(data).__name__}"
+            got = (
+                f"a dict without 'kind' (Kind is not provided for class {cls.__name__})"
+                if isinstance(data, dict)
+                else f"{type(data).__name__}"
+            )
             raise GiskardValidationError(
                 f"cannot build a {cls.__name__} from {got}: give a 'kind' "
                 f"(registered kinds: {', '.join(sorted(cls.kinds()))})"

@@ -35,7 +35,7 @@ async def apply_spec(spec: InteractionSpec, trace: Trace, target: Any = MISSING)
     except Exception as exc:
         raise InteractionGenerationError(
             f"interaction spec {type(spec).__name__} raised {type(exc).__name__}: {exc}",
-            phase="interaction",
+            phase="input_generation",
             partial_trace=trace,
         ) from exc
     finally:
@@ -178,11 +178,23 @@ def _skip_results(step: Step, message: str) -> list[CheckResult]:
     ]
 
 
+#: Why a step's checks were skipped, by the phase that failed ("Checks were skipped due to input
+#: generation failure" is giskard-checks' message).
+_SKIP_CAUSES = {
+    "input_generation": "input generation failure",
+    "target": "target failure",
+    "timeout": "the scenario timeout",
+}
+
+
 def _errored_step(
     step: Step, error: TestCaseError, trace: Trace, t0: float | None = None
 ) -> TestCaseResult:
     return TestCaseResult(
-        results=_skip_results(step, f"skipped: {error.phase or 'interaction'} failed"),
+        results=_skip_results(
+            step,
+            f"Checks were skipped due to {_SKIP_CAUSES.get(error.phase, 'input generation failure')}",
+        ),
         duration_ms=(time.perf_counter() - t0) * 1000 if t0 else 0.0,
         last_interaction_index=_last_index(trace),
         error=error,
@@ -190,9 +202,9 @@ def _errored_step(
 
 
 def _skipped_step(step: Step, number: int, trace: Trace) -> TestCaseResult:
-    message = f"step {number} was skipped: an earlier step did not pass"
+    message = f"Step {number} was skipped due to previous failure (an earlier step did not pass)"
     results = _skip_results(step, message) or [
-        CheckResult.skip(message, details={"check_name": f"step {number}", "check_kind": "step"})
+        CheckResult.skip(message, details={"check_name": "step", "check_kind": "step"})
     ]
     return TestCaseResult(results=results, last_interaction_index=_last_index(trace))
 

@@ -29,7 +29,7 @@ from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.registry import Registered
 from giskard_nb.core.workers import run_in_worker
-from giskard_nb.errors import InteractionGenerationError
+from giskard_nb.errors import InteractionGenerationError, MissingOutputsError
 
 __all__ = [
     "TARGET_CALL_HOOK",
@@ -183,9 +183,9 @@ class Interact(InteractionSpec):
     ) -> AsyncGenerator[Interaction, Trace]:
         outputs = self.outputs if self.outputs is not MISSING else target
         if outputs is MISSING:
-            raise InteractionGenerationError(
-                "this interaction has no outputs and no target is bound: give outputs=..., or a target "
-                "with Scenario(target=...), Suite(target=...) or run(target=...)",
+            raise MissingOutputsError(
+                "Interaction outputs are not provided and no target was bound: give outputs=..., or "
+                "a target with Scenario(target=...), Suite(target=...) or run(target=...)",
                 phase="target",
                 partial_trace=trace,
             )

@@ -15,7 +15,7 @@ from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite_result import SuiteResult
 from giskard_nb.core.sync import sync_twin
-from giskard_nb.errors import GiskardValidationError
+from giskard_nb.errors import GiskardValidationError, WrongTypeError
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "Suite", "run_scenarios"]
 
@@ -31,7 +31,7 @@ class Suite(BaseModel):
 
     model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
-    name: str = "Suite"
+    name: str
     scenarios: list[Scenario] = Field(default_factory=list)
     target: Value = MISSING
 
@@ -70,6 +70,7 @@ class Suite(BaseModel):
         ``progress=True`` shows a progress bar (tqdm: a widget in notebooks, text in a terminal);
         ``verbose=True`` (giskard-checks' name) does the same.
         """
+        _check_concurrency(max_concurrency)  # checked even when parallel=False ignores it
         progress = progress or verbose
         effective = target if target is not MISSING else self.target
         bar = _progress_bar(len(self.scenarios), self.name) if progress else None
@@ -163,9 +164,16 @@ async def _gather_or_raise(coros: list) -> None:
 
 
 def _check_concurrency(value: int | None) -> int | None:
+    """``value`` if a positive int or None: another type is a ``TypeError`` (a bool too), zero or a
+    negative number a ``ValueError``, as in giskard-checks."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise WrongTypeError(
+            f"max_concurrency must be a positive integer or None, got {type(value).__name__} "
+            f"{value!r}"
+        )
+    if value < 1:
         raise GiskardValidationError(
             f"max_concurrency must be a positive integer or None, got {value!r}"
         )

@@ -113,13 +113,13 @@ class TestCaseResult(Parametrizable[*Params], BaseModel):
         return next((r.message for r in self.results if r.message), "every check was skipped")
 
     def format_failures(self, include_skipped: bool = True) -> list[str]:
-        """One line per non-passing check (and one for a step error)."""
-        lines = [f"ERROR {self.error.summary()}"] if self.error else []
+        """One line per non-passing check, ``"<name or kind> FAILED|ERRORED|SKIPPED: <message>"``,
+        after a ``"Test case ERRORED: ..."`` line for a step error (giskard-checks' lines)."""
+        lines = [f"Test case ERRORED: {self.error.summary()}"] if self.error else []
         for r in self.results:
             if r.status is not CheckStatus.PASS and (include_skipped or not r.skipped):
-                lines.append(
-                    f"{r.check_name or 'check'} {r.status.value.upper()}: {r.message or ''}".rstrip()
-                )
+                verdict = _VERDICTS[r.status]
+                lines.append(f"{r.check_name or 'check'} {verdict}: {r.message or ''}".rstrip())
         return lines
 
     def assert_passed(self) -> None:
@@ -128,7 +128,11 @@ class TestCaseResult(Parametrizable[*Params], BaseModel):
         if self.status is CheckStatus.SKIP:
             raise AssertionError(f"nothing passed: every check was skipped ({self.skip_reason})")
         if self.status is not CheckStatus.PASS:
-            raise AssertionError("\n".join(self.format_failures()))
+            lines = "\n".join(f"  - {line}" for line in self.format_failures())
+            raise AssertionError(f"Test case failed ({self.status.value.upper()}):\n{lines}")
+
+
+_VERDICTS = {CheckStatus.FAIL: "FAILED", CheckStatus.ERROR: "ERRORED", CheckStatus.SKIP: "SKIPPED"}
 
 
 class TestCaseRunner:
@@ -208,7 +212,7 @@ def _error_result(check: Check, exc: Exception, t0: float) -> CheckResult:
     return _finish(
         check,
         CheckResult.error(
-            f"check {check.label!r} raised {type(exc).__name__}: {exc}",
+            f"Check {check.label!r} failed with error: {type(exc).__name__}: {exc}",
             details={
                 "phase": "check",
                 "exception_type": type(exc).__name__,
@@ -229,8 +233,8 @@ class TestCase(Parametrizable[*Params], BaseModel):
     model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
 
     name: str | None = None
-    trace: SerializeAsAny[Trace] = Field(default_factory=Trace)
-    checks: list[SerializeAsAny[Check]] = Field(default_factory=list)
+    trace: SerializeAsAny[Trace]
+    checks: list[SerializeAsAny[Check]]
 
     async def run(self, *, return_exception: bool = True) -> TestCaseResult:
         return await default_test_case_runner.run(self, return_exception=return_exception)

@@ -199,8 +199,9 @@ class LLMGenerator(BaseLLMGenerator):
     def _one_prompt(self) -> LLMGenerator:
         if (self.prompt is None) == (self.prompt_path is None):
             raise GiskardValidationError(
-                "LLMGenerator needs exactly one of prompt= (the instructions, inline) or prompt_path= "
-                "(a prompt file, or a template name such as 'my_project::inputs.j2')"
+                f"LLMGenerator needs exactly one of prompt= (the instructions, inline) or prompt_path= "
+                f"(a prompt file, or a template name such as 'my_project::inputs.j2'); "
+                f"{'both were' if self.prompt is not None else 'neither was'} given"
             )
         if self.prompt is not None and not self.prompt.strip():
             raise GiskardValidationError("LLMGenerator prompt must not be empty")

@@ -58,7 +58,7 @@ class UserSimulator(BaseLLMGenerator):
     persona: str
     context: str | None = None
     goal: str | None = None
-    max_steps: int = Field(default=3, ge=1, validation_alias=AliasChoices("max_steps", "max_turns"))
+    max_steps: int = Field(default=3, ge=0, validation_alias=AliasChoices("max_steps", "max_turns"))
     max_retries: int = Field(default=0, ge=0)
 
     @field_validator("persona")
@@ -67,7 +67,8 @@ class UserSimulator(BaseLLMGenerator):
         value = value.strip()
         if not value:
             raise GiskardValidationError(
-                f"persona must not be empty: use one of {', '.join(PERSONAS)} or describe the user"
+                "persona must not be empty (it should have at least 1 character): use one of "
+                f"{', '.join(PERSONAS)} or describe the user"
             )
         if _KEY_LIKE.match(value) and "_" in value and value not in PERSONAS:
             raise GiskardValidationError(

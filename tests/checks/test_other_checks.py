@@ -87,7 +87,7 @@ async def test_fn_checks():
         return "not a bool"
 
     r = await Scenario("s").interact("q", "a").check(from_fn(async_check)).run()
-    assert r.errored and "must return a bool" in r.steps[0].results[0].message
+    assert r.errored and "must return bool or CheckResult" in r.steps[0].results[0].message
 
 
 @pytest.mark.parametrize(

@@ -56,7 +56,7 @@ async def test_reference_from_metadata_key_and_answer_key_alias():
     [
         ("x", {}, None, "reference text"),
         ("x", {"reference_text": ""}, None, "reference text"),
-        (None, {}, "ref", "the answer"),
+        (None, {}, "ref", "(the answer)"),
         (["a", "b"], {}, "ref", "single text"),
         ("x", {}, {"k": 1}, "single text"),
     ],

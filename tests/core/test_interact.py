@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
 from giskard_nb import (
     CheckResult,
@@ -114,14 +113,14 @@ async def test_metadata_is_attached():
 
 
 def test_uncallable_signature_is_rejected_at_construction():
-    with pytest.raises(ValidationError, match="parameter 'extra' has no default"):
+    with pytest.raises(TypeError, match="Parameter 'extra' is required"):
         Interact(inputs="x", outputs=lambda inputs, trace, extra: None)
 
 
 async def test_missing_outputs_and_no_target_is_an_error_naming_the_fix():
     r = await Scenario("s").interact("q").check(from_fn(lambda trace: True)).run()
     assert r.errored
-    assert "no target is bound" in r.steps[0].error.message
+    assert "no target was bound" in r.steps[0].error.message
     assert r.steps[0].error.phase == "target"
 
 

@@ -64,11 +64,12 @@ def test_details_keys_exist_under_the_reference_names():
 
 def test_suite_run_accepts_verbose():
     suite = Suite(
+        "verbose",
         scenarios=[
             Scenario("s")
             .interact("a", "b")
             .check(Equals(expected_value="b", key="trace.last.outputs"))
-        ]
+        ],
     )
     assert suite.run_sync(verbose=False).pass_rate == 1.0
 

@@ -104,11 +104,11 @@ def test_missing_values_are_omitted_from_dumps():
 @pytest.mark.parametrize(
     ("cls", "kwargs", "message"),
     [
-        (StringMatching, {}, "exactly one of 'keyword' or 'keyword_key'"),
-        (StringMatching, {"keyword": "a", "keyword_key": "trace.last.inputs"}, "exactly one"),
+        (StringMatching, {}, "Exactly one of 'keyword' or 'keyword_key'"),
+        (StringMatching, {"keyword": "a", "keyword_key": "trace.last.inputs"}, "Exactly one"),
         (RegexMatching, {"pattern": "("}, "invalid regular expression"),
         (RegexMatching, {"pattern": "a", "match_timeout_seconds": 0}, "match_timeout_seconds"),
-        (Equals, {}, "exactly one of 'expected_value' or 'expected_value_key'"),
+        (Equals, {}, "Exactly one of 'expected_value' or 'expected_value_key'"),
         (JsonValid, {"schema": {"type": "nonsense"}}, "invalid JSON schema"),
         (AllOf, {"checks": []}, "at least one check"),
         (Metadata, {"rules": []}, "at least one rule"),

@@ -25,7 +25,7 @@ TRACE = Trace(interactions=[Interaction(inputs="q", outputs="a")])
 
 
 def test_a_test_case_without_checks_is_skip_no_checks():
-    result = TestCase(trace=TRACE).run_sync()
+    result = TestCase(trace=TRACE, checks=[]).run_sync()
     assert result.status is CheckStatus.SKIP and result.skip_reason == "no checks"
     with pytest.raises(AssertionError, match=r"nothing passed.*no checks"):
         result.assert_passed()

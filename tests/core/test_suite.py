@@ -83,9 +83,11 @@ async def test_an_async_on_result_is_awaited_and_run_scenarios_takes_a_lazy_iter
         await run_scenarios(lazy(), agent, max_concurrency=None)
 
 
-@pytest.mark.parametrize("bad", [0, -1, True, 1.5])
-async def test_invalid_max_concurrency(bad):
-    with pytest.raises(ValueError, match="max_concurrency"):
+@pytest.mark.parametrize(
+    ("bad", "error"), [(0, ValueError), (-1, ValueError), (True, TypeError), (1.5, TypeError)]
+)
+async def test_invalid_max_concurrency(bad, error):
+    with pytest.raises(error, match="max_concurrency"):
         await Suite("s").run(max_concurrency=bad)
 
 

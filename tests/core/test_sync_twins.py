@@ -159,13 +159,13 @@ def _scenario() -> Scenario:
 
 def test_core_twins_work_in_a_script():
     assert _scenario().run_sync().passed
-    assert Suite(scenarios=[_scenario()]).run_sync(max_concurrency=2).passed
+    assert Suite("twins", scenarios=[_scenario()]).run_sync(max_concurrency=2).passed
     assert TestCase(trace=Trace(), checks=[]).run_sync(return_exception=True).status == "skip"
 
 
 async def test_core_twins_work_inside_a_running_loop():
     assert _scenario().run_sync(timeout=5).passed
-    assert Suite(scenarios=[_scenario()]).run_sync().passed
+    assert Suite("twins", scenarios=[_scenario()]).run_sync().passed
 
 
 async def test_llm_twins_reach_the_subclass_inside_a_running_loop():

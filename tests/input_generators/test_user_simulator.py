@@ -138,8 +138,9 @@ def test_validation_and_round_trip():
         UserSimulator(persona="frustrated_custmer")
     with pytest.raises(ValueError, match="must not be empty"):
         UserSimulator(persona="  ")
-    with pytest.raises(ValueError):
-        UserSimulator(persona="helpful_user", max_turns=0)
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        UserSimulator(persona="helpful_user", max_turns=-1)
+    assert UserSimulator(persona="helpful_user", max_steps=0).max_steps == 0
     sim = UserSimulator(
         persona="verbose_user", context="c", goal="g", max_turns=4, generator="openai/gpt-4o"
     )

@@ -135,7 +135,7 @@ class BaseLLMCheck(WithGeneratorMixin, Check):
         """``value`` if given, else the value at ``key``; a missing one stops the check with an ERROR."""
         found = value_or_key(trace, value, key)
         if isinstance(found, NoMatch) or found is None:
-            raise MissingInput(no_value(what, key or "(no key)"))
+            raise MissingInput(no_value(what, key or "(no key)", named=True))
         return found
 
     async def run(self, trace: Trace) -> CheckResult:

@@ -40,8 +40,9 @@ class LLMJudge(BaseLLMCheck):
     def _one_prompt(self) -> LLMJudge:
         if (self.prompt is None) == (self.prompt_path is None):
             raise GiskardValidationError(
-                "LLMJudge needs exactly one of prompt= (an inline Jinja prompt) or prompt_path= "
-                "(a template name such as 'my_project::judges/tone.j2')"
+                f"LLMJudge needs exactly one of prompt= (an inline Jinja prompt) or prompt_path= "
+                f"(a template name such as 'my_project::judges/tone.j2'); "
+                f"{'both were' if self.prompt is not None else 'neither was'} given"
             )
         if self.prompt is not None and not self.prompt.strip():
             raise GiskardValidationError("LLMJudge prompt must not be empty")

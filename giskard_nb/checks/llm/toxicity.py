@@ -73,7 +73,7 @@ class Toxicity(BaseLLMCheck):
         return TemplateReference(template_name="giskard_nb.checks::toxicity.j2")
 
     async def get_inputs(self, trace: Trace) -> dict[str, Any]:
-        output = self.require(trace, self.output, self.target_key, "the reply")
+        output = self.require(trace, self.output, self.target_key, "the output")
         earlier = Trace(interactions=trace.interactions[:-1])
         return {
             "trace": trace,
