@@ -1,7 +1,7 @@
 """Self-contained HTML reports of evaluations, scans and comparisons, and the read-only local viewer
 of a whole Hub (``giskard-nb report``, ``giskard-nb view``): pages built from one set of jinja2
 templates with autoescape on, inline style and SVG charts, nothing fetched from the network. May
-import: errors, palette, core, scan, hub.
+import: errors, palette, core, llm, scan, hub.
 
 ``render_html(record_or_result)`` returns the page; ``write_report(record_or_result, path)`` writes it.
 """

@@ -17,6 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from giskard_nb.core.sanitize import valid_unicode
+from giskard_nb.llm.sandbox import sandbox
 from giskard_nb.palette import GRADE_COLORS, NO_GRADE_COLOR, STATUS_COLORS, STATUSES
 
 __all__ = ["MAX_TEXT", "clip", "csp", "render_page", "visible"]
@@ -55,7 +56,8 @@ def csp(nonce: str) -> str:
 
 @cache
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    # the package's hardened sandbox (giskard_nb.llm.sandbox), like every jinja2 environment of giskard-nb
+    env = sandbox(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
         finalize=visible,
