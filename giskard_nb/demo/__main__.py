@@ -30,7 +30,10 @@ NEXT_STEPS = """\
      (module:function or an HTTP URL; exit code 1 when a case fails) and `giskard-nb scan` scans one
      (exit code 1 on a confirmed major finding: `--fail-on`; `--secret` names what it must keep);
      `giskard-nb --help` lists every command and option.
-  3. Plug in a model: GISKARD_NB_MODEL=openai/gpt-4o-mini make demo (with OPENAI_API_KEY set; any
+  3. Outside a notebook: `giskard-nb view` browses this Hub read-only in your browser (on
+     127.0.0.1) and `giskard-nb report ID -o report.html` writes one self-contained page of the
+     evaluation or the scan above (ids as printed; 4+ characters of an id's end are enough).
+  4. Plug in a model: GISKARD_NB_MODEL=openai/gpt-4o-mini make demo (with OPENAI_API_KEY set; any
      litellm provider/model works) adds correctness, conformity and groundedness judges, LLM failure
      categories and the judged scan categories."""
 
