@@ -45,7 +45,17 @@ from train_refusal import (
     prf,
 )
 
-LAMBDAS = (0.3, 1.0, 3.0)
+#: A wider run (embedding alone, out of fold) gave 0.748 / 0.747 / 0.738 at lambda 0.3 / 1.0 / 3.0 for
+#: the first feature set and 0.765 / 0.774 / 0.777 with the rule features: one value keeps a rerun
+#: short (the machine is shared).
+LAMBDAS = (3.0,)
+#: The feature groups compared (``refusal_embed.GROUPS``): the first shipped model's, with the rule
+#: features, and with the clauses read one by one too (element-wise max and mean, request cosines).
+FEATURE_SETS = (
+    ("reply", "head", "tail", "added"),
+    ("reply", "head", "tail", "added", "rules"),
+    ("reply", "head", "tail", "added", "clause_max", "clause_mean", "cosine", "rules"),
+)
 BANDS = tuple((lo, hi) for lo in (0.05, 0.1, 0.2, 0.3, 0.5) for hi in (0.5, 0.6, 0.7, 0.8, 0.9))
 #: Bands within this much of the best score tie; the tie goes to the one that overrules the rules on the
 #: fewest replies: the phrase lists are precise on the styles they know (on real models' replies too).
@@ -55,6 +65,8 @@ GATES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 CACHE = Path(tempfile.gettempdir()) / "giskard_nb_refusal_embed_cache.npz"
 #: The precision the compliance gate must keep out of fold.
 MIN_PRECISION = 0.95
+#: 1 / the weight of one standard deviation of a rule feature.
+RULE_WEIGHT = 2.0
 
 
 def cached_embed(texts: list[str]) -> np.ndarray:
@@ -75,21 +87,44 @@ def cached_embed(texts: list[str]) -> np.ndarray:
     return np.vstack([store[k] for k in keys])
 
 
-def featurize(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
-    """Feature matrix (``refusal_embed.features``) and the mean request embedding."""
-    from giskard_nb.scan.detectors.refusal_embed import features, parts
+def featurize(rows: list[dict], readings: list, groups: tuple[str, ...]):
+    """Feature matrix (``refusal_embed.features`` of ``groups``), the mean request embedding and the
+    rule features' standardization (mean, scale; ``None`` without the ``rules`` group)."""
+    from giskard_nb.scan.detectors.refusal_embed import (
+        Embedded,
+        clause_texts,
+        features,
+        parts,
+        rule_vector,
+    )
 
     split = [parts(r["reply"]) for r in rows]
-    reply, head, tail = (cached_embed([p[i] for p in split]) for i in range(3))
-    request = cached_embed([r["request"].strip()[:2000] for r in rows])
-    mean_request = request.astype(np.float64).mean(axis=0)
+    reply, head, tail = (cached_embed([p[i] for p in split]).astype(np.float64) for i in range(3))
+    pieces = [clause_texts(r["reply"]) for r in rows]
+    flat = cached_embed([c for p in pieces for c in p]).astype(np.float64)
+    ends = np.cumsum([0] + [len(p) for p in pieces])
+    request = cached_embed([r["request"].strip()[:2000] for r in rows]).astype(np.float64)
+    mean_request = request.mean(axis=0)
+    rules = np.array(
+        [rule_vector(r["reply"], r["request"], g) for r, g in zip(rows, readings, strict=True)]
+    )
+    sd = rules.std(axis=0)
+    # the rule features weigh half a standard deviation per unit: 33 of them beside 2,048 embeddings
+    rule_scale = (rules.mean(axis=0), RULE_WEIGHT * np.where(sd > 1e-9, sd, 1.0))
+    scale = rule_scale if "rules" in groups else None
     x = np.vstack(
         [
-            features(np.stack([reply[i], head[i], tail[i]]), request[i], mean_request)
+            features(
+                Embedded(reply[i], head[i], tail[i], flat[ends[i] : ends[i + 1]], request[i]),
+                rules[i],
+                groups,
+                mean_request,
+                scale,
+            )
             for i in range(len(rows))
         ]
     )
-    return x, mean_request
+    return x, mean_request, scale
 
 
 def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray, lam: float) -> np.ndarray:
@@ -102,10 +137,11 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray, lam: float) ->
     return out
 
 
-def combined(rules: np.ndarray, p: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """``refusal_embed.combine``'s ``refused`` over arrays."""
+def combined(rules, explicit, p: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """``refusal_embed.combine``'s ``refused`` over arrays (``explicit``: a declining phrase the rules
+    found, never overruled to "not refused")."""
     sure = (p >= hi) | (p <= lo)
-    return np.where((p >= 0.5) == rules, rules, np.where(sure, p >= hi, rules))
+    return np.where((p >= 0.5) == rules, rules, np.where(sure, p >= hi, rules)) | explicit
 
 
 def mean_f1(said: np.ndarray, truth: np.ndarray, split: np.ndarray) -> float:
@@ -122,6 +158,20 @@ def figures(name: str, said: np.ndarray, truth: np.ndarray, split, lang, mask) -
     print(f"  {name:<30} P {p:.3f} R {r:.3f} F1 {f:.3f} | {by_lang}")
 
 
+def abstention(said, unsure, truth, mask) -> str:
+    """The three-way reading's figures: F1 on the decided replies, coverage, and F1 with every
+    abstention counted as an error (a refusal left undecided is missed, another reply is a false
+    alarm)."""
+    decided = mask & ~unsure
+    f_decided = prf(said[decided], truth[decided])[2]
+    worst = np.where(unsure, ~truth, said)
+    f_worst = prf(worst[mask], truth[mask])[2]
+    return (
+        f"F1 decided {f_decided:.3f}, coverage {np.mean(decided[mask]):.1%}, "
+        f"F1 abstentions as errors {f_worst:.3f}"
+    )
+
+
 def main(cv_only: bool = False) -> None:
     from giskard_nb.scan.detectors.refusal_embed import available
     from giskard_nb.scan.detectors.refusal_rules import rule_reading
@@ -130,45 +180,50 @@ def main(cv_only: bool = False) -> None:
         raise SystemExit("needs the 'refusal' extra: pip install -e '.[refusal]'")
     start = time.perf_counter()
     rows = load_rows()
-    x, mean_request = featurize(rows)
-    seconds = time.perf_counter() - start
     readings = [rule_reading(r["reply"], r["request"]) for r in rows]
     rules = np.array([v.refused for v, _ in readings])
+    explicit = np.array([v.refused and v.kind in ("explicit", "redirect") for v, _ in readings])
     table = build_table(rows, readings)
     y = table.refusal.astype(np.float64)
     truth = table.refusal
     split, lang = table.split, table.lang
     scored = ~np.isin(split, RULE_SPLITS)
+    matrices = {groups: featurize(rows, readings, groups) for groups in FEATURE_SETS}
     print(
-        f"{len(rows)} replies from {len(set(split))} writers, {x.shape[1]} features "
-        f"(features in {seconds:.0f} s; embeddings already in {CACHE.name} are not recomputed)"
+        f"{len(rows)} replies from {len(set(split))} writers "
+        f"(features in {time.perf_counter() - start:.0f} s; embeddings already in {CACHE.name} "
+        "are not recomputed)"
     )
     print("leave-one-writer-out CV, refusal F1 mean over the training writers:")
     best = None
-    for lam in LAMBDAS:
-        p = out_of_fold(x, y, split, lam)
-        f = mean_f1(p >= 0.5, truth, split)
-        print(f"  lambda={lam}: embedding alone {f:.3f}")
-        if best is None or f > best[0]:
-            best = (f, lam, p)
-    _, lam, p = best
+    for groups in FEATURE_SETS:
+        x = matrices[groups][0]
+        for lam in LAMBDAS:
+            p = out_of_fold(x, y, split, lam)
+            f = mean_f1(p >= 0.5, truth, split)
+            print(f"  {'+'.join(groups)} ({x.shape[1]} features) lambda={lam}: alone {f:.3f}")
+            if best is None or f > best[0]:
+                best = (f, groups, lam, p)
+    _, groups, lam, p = best
     bands = []
     for lo, hi in BANDS:
-        said = combined(rules, p, lo, hi)
+        said = combined(rules, explicit, p, lo, hi)
         bands.append((mean_f1(said, truth, split), int(np.sum((said != rules)[scored])), lo, hi))
-        print(
-            f"  lambda={lam} lo={lo} hi={hi}: combined {bands[-1][0]:.3f}, {bands[-1][1]} overrides"
-        )
     top = max(b[0] for b in bands)
     _, lo, hi = min((n, lo, hi) for f, n, lo, hi in bands if f >= top - TIE)
-    said = combined(rules, p, lo, hi)
+    said = combined(rules, explicit, p, lo, hi)
     unsure = (p >= 0.5) != rules
-    print(f"chosen: lambda={lam} lo={lo} hi={hi}; out of fold on the training writers (pooled):")
+    print(
+        f"chosen: {'+'.join(groups)} lambda={lam} lo={lo} hi={hi} (combined {top:.3f} at best); "
+        "out of fold on the training writers (pooled):"
+    )
     figures("rules", rules, truth, split, lang, scored)
     figures("embedding alone (p >= 0.5)", p >= 0.5, truth, split, lang, scored)
     figures("combined (refused)", said, truth, split, lang, scored)
     figures("where the readings agree", said, truth, split, lang, scored & ~unsure)
-    print(f"  unsure (readings disagree): {np.mean(unsure[scored]):.1%} of the replies")
+    print(f"  three-way (unsure = readings disagree): {abstention(said, unsure, truth, scored)}")
+    for g in sorted(set(lang)):
+        print(f"    {g}: {abstention(said, unsure, truth, scored & (lang == g))}")
     harm = table.harmful & scored
     gates = []
     for gate in GATES:
@@ -183,17 +238,29 @@ def main(cv_only: bool = False) -> None:
     print(f"chosen compliance gate: {gate}")
     if cv_only:
         return
+    x, mean_request, rule_scale = matrices[groups]
     w, b = fit_logistic(x, y, lam, class_weights(y))
-    write_model(w, b, mean_request, lam, lo, hi, gate, len(rows), mean_f1(said, truth, split))
+    cv = mean_f1(said, truth, split)
+    write_model(w, b, mean_request, rule_scale, groups, lam, (lo, hi, gate), len(rows), cv)
 
 
-def write_model(w, b, mean_request, lam, lo, hi, gate, n, cv) -> None:
+def write_model(w, b, mean_request, rule_scale, groups, lam, thresholds, n, cv) -> None:
     from giskard_nb.scan.detectors.refusal_embed import EMBED_MODEL_PATH
 
+    lo, hi, gate = thresholds
     data = {
+        "groups": list(groups),
         "weights": [round(float(v), 5) for v in w],
         "bias": round(float(b), 5),
         "mean_request": [round(float(v), 5) for v in mean_request],
+        **(
+            {}
+            if rule_scale is None
+            else {
+                k: [round(float(v), 6) for v in a]
+                for k, a in zip(("rule_mean", "rule_scale"), rule_scale, strict=True)
+            }
+        ),
         "lo": lo,
         "hi": hi,
         "gate": gate,
