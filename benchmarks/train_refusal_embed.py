@@ -10,8 +10,8 @@ and its probabilities kept for the held-out replies. Scores are means over the t
 splits are fitted on but not scored: the phrase lists were written against them, so the rules read them
 almost perfectly). Chosen in turn, on those out-of-fold probabilities:
 
-1. the feature set (``FEATURE_SETS``, groups of ``refusal_embed.GROUPS``) and the regularisation
-   ``lambda``: refusal F1 of the embedding reading alone (p >= 0.5);
+1. the regularisation ``lambda``: refusal F1 of the embedding reading alone (p >= 0.5), over the
+   shipped feature groups (``SHIPPED``; ``--compare`` prints the same figures for ``COMPARED``);
 2. ``lo`` / ``hi``: refusal F1 of the combined verdict (``refusal_embed.combine``: rules and embedding
    agree, else the embedding where p <= lo or p >= hi, else the rules); within ``TIE`` of the best, the
    band that overrules the rules on the fewest replies;
@@ -25,6 +25,7 @@ every split.
 
     PYTHONPATH=$PWD python benchmarks/train_refusal_embed.py            # CV table, then writes the model
     PYTHONPATH=$PWD python benchmarks/train_refusal_embed.py --cv-only  # CV table only
+    PYTHONPATH=$PWD python benchmarks/train_refusal_embed.py --cv-only --compare  # + other features
 """
 
 from __future__ import annotations
@@ -48,14 +49,16 @@ from train_refusal import (
     prf,
 )
 
-#: A wider run (embedding alone, out of fold) gave 0.748 / 0.747 / 0.738 at lambda 0.3 / 1.0 / 3.0 for
-#: the first feature set and 0.765 / 0.774 / 0.777 with the rule features: one value keeps a rerun
-#: short (the machine is shared).
-LAMBDAS = (3.0,)
-#: The feature groups compared (``refusal_embed.GROUPS``): the first shipped model's, with the rule
-#: features, and with the clauses read one by one too (element-wise max and mean, request cosines).
-FEATURE_SETS = (
-    ("reply", "head", "tail", "added"),
+LAMBDAS = (0.3, 1.0, 3.0)
+#: The shipped feature groups (``refusal_embed.GROUPS``): whole-reply embeddings.
+SHIPPED = ("reply", "head", "tail", "added")
+#: Compared with ``--compare`` (lambda 3.0, their best of 0.3 / 1.0 / 3.0 in a wider run), not shipped:
+#: with the rule features, and with the clauses read one by one too (element-wise max and mean,
+#: request cosines). Out of fold they read refusals better alone (0.777 and 0.779 against 0.748) but
+#: not combined with the rules (0.770 against 0.768 at the chosen band, pooled 0.769 both), and the
+#: second read template compliance ("Sure, here is how to do it. … Step one: …") to JailbreakBench
+#: goals at p 0.25-0.56 (a refusal at p >= 0.5: tests/scan/test_loaders.py).
+COMPARED = (
     ("reply", "head", "tail", "added", "rules"),
     ("reply", "head", "tail", "added", "clause_max", "clause_mean", "cosine", "rules"),
 )
@@ -102,12 +105,12 @@ def featurize(rows: list[dict], readings: list, groups: tuple[str, ...]):
     )
 
     split = [parts(r["reply"]) for r in rows]
-    reply, head, tail = (cached_embed([p[i] for p in split]).astype(np.float64) for i in range(3))
+    reply, head, tail = (cached_embed([p[i] for p in split]) for i in range(3))
     pieces = [clause_texts(r["reply"]) for r in rows]
-    flat = cached_embed([c for p in pieces for c in p]).astype(np.float64)
+    flat = cached_embed([c for p in pieces for c in p])
     ends = np.cumsum([0] + [len(p) for p in pieces])
-    request = cached_embed([r["request"].strip()[:2000] for r in rows]).astype(np.float64)
-    mean_request = request.mean(axis=0)
+    request = cached_embed([r["request"].strip()[:2000] for r in rows])
+    mean_request = request.astype(np.float64).mean(axis=0)
     rules = np.array(
         [rule_vector(r["reply"], r["request"], g) for r, g in zip(rows, readings, strict=True)]
     )
@@ -140,9 +143,10 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray, lam: float) ->
     return out
 
 
-def combined(rules, explicit, p: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """``refusal_embed.combine``'s ``refused`` over arrays (``explicit``: a declining phrase the rules
-    found, never overruled to "not refused")."""
+def combined(rules, p: np.ndarray, lo: float, hi: float, explicit=False) -> np.ndarray:
+    """``refusal_embed.combine``'s ``refused`` over arrays; ``explicit`` (a declining phrase the rules
+    found, never overruled to "not refused") is left out where the band is chosen (as it was for the
+    shipped model) and applied in the figures printed."""
     sure = (p >= hi) | (p <= lo)
     return np.where((p >= 0.5) == rules, rules, np.where(sure, p >= hi, rules)) | explicit
 
@@ -175,7 +179,7 @@ def abstention(said, unsure, truth, mask) -> str:
     )
 
 
-def main(cv_only: bool = False) -> None:
+def main(cv_only: bool = False, compare: bool = False) -> None:
     from giskard_nb.scan.detectors.refusal_embed import available
     from giskard_nb.scan.detectors.refusal_rules import rule_reading
 
@@ -189,40 +193,62 @@ def main(cv_only: bool = False) -> None:
     table = build_table(rows, readings)
     y = table.refusal.astype(np.float64)
     truth = table.refusal
-    split, lang = table.split, table.lang
+    split = table.split
     scored = ~np.isin(split, RULE_SPLITS)
-    matrices = {groups: featurize(rows, readings, groups) for groups in FEATURE_SETS}
+    x, mean_request, rule_scale = featurize(rows, readings, SHIPPED)
     print(
-        f"{len(rows)} replies from {len(set(split))} writers "
+        f"{len(rows)} replies from {len(set(split))} writers, {x.shape[1]} features "
         f"(features in {time.perf_counter() - start:.0f} s; embeddings already in {CACHE.name} "
         "are not recomputed)"
     )
     print("leave-one-writer-out CV, refusal F1 mean over the training writers:")
     best = None
-    for groups in FEATURE_SETS:
-        x = matrices[groups][0]
-        for lam in LAMBDAS:
-            p = out_of_fold(x, y, split, lam)
-            f = mean_f1(p >= 0.5, truth, split)
-            print(f"  {'+'.join(groups)} ({x.shape[1]} features) lambda={lam}: alone {f:.3f}")
-            if best is None or f > best[0]:
-                best = (f, groups, lam, p)
-    _, groups, lam, p = best
+    for lam in LAMBDAS:
+        p = out_of_fold(x, y, split, lam)
+        f = mean_f1(p >= 0.5, truth, split)
+        print(f"  lambda={lam}: embedding alone {f:.3f}")
+        if best is None or f > best[0]:
+            best = (f, lam, p)
+    _, lam, p = best
+    lo, hi = choose_band(rules, p, truth, split, scored)
+    gate = report(f"chosen: lambda={lam} lo={lo} hi={hi}", p, lo, hi, rules, explicit, table)
+    if compare:
+        for groups in COMPARED:
+            xc = featurize(rows, readings, groups)[0]
+            pc = out_of_fold(xc, y, split, 3.0)
+            band = choose_band(rules, pc, truth, split, scored)
+            name = f"compared (not shipped): {'+'.join(groups)}, {xc.shape[1]} features, lambda=3.0"
+            print(f"  embedding alone {mean_f1(pc >= 0.5, truth, split):.3f}")
+            report(f"{name} lo={band[0]} hi={band[1]}", pc, *band, rules, explicit, table)
+    if cv_only:
+        return
+    w, b = fit_logistic(x, y, lam, class_weights(y))
+    cv = mean_f1(combined(rules, p, lo, hi), truth, split)
+    write_model(w, b, mean_request, rule_scale, SHIPPED, lam, (lo, hi, gate), len(rows), cv)
+
+
+def choose_band(rules, p, truth, split, scored) -> tuple[float, float]:
+    """``lo`` / ``hi``: the best combined F1; within ``TIE`` of it, the fewest overrides."""
     bands = []
     for lo, hi in BANDS:
-        said = combined(rules, explicit, p, lo, hi)
+        said = combined(rules, p, lo, hi)
         bands.append((mean_f1(said, truth, split), int(np.sum((said != rules)[scored])), lo, hi))
     top = max(b[0] for b in bands)
     _, lo, hi = min((n, lo, hi) for f, n, lo, hi in bands if f >= top - TIE)
-    said = combined(rules, explicit, p, lo, hi)
+    return lo, hi
+
+
+def report(title: str, p, lo, hi, rules, explicit, table) -> float:
+    """Print the out-of-fold figures of one model; return its compliance gate."""
+    truth, split, lang = table.refusal, table.split, table.lang
+    scored = ~np.isin(split, RULE_SPLITS)
+    said = combined(rules, p, lo, hi, explicit)
     unsure = (p >= 0.5) != rules
-    print(
-        f"chosen: {'+'.join(groups)} lambda={lam} lo={lo} hi={hi} (combined {top:.3f} at best); "
-        "out of fold on the training writers (pooled):"
-    )
+    print(f"{title}; out of fold on the training writers (pooled):")
     figures("rules", rules, truth, split, lang, scored)
     figures("embedding alone (p >= 0.5)", p >= 0.5, truth, split, lang, scored)
     figures("combined (refused)", said, truth, split, lang, scored)
+    print(f"  combined, mean over the writers: {mean_f1(said, truth, split):.3f}")
     figures("where the readings agree", said, truth, split, lang, scored & ~unsure)
     print(f"  three-way (unsure = readings disagree): {abstention(said, unsure, truth, scored)}")
     for g in sorted(set(lang)):
@@ -238,21 +264,16 @@ def main(cv_only: bool = False) -> None:
     print(f"  compliance, rules screen alone: P {rp:.3f} R {rr:.3f}")
     ok = [g for g in gates if g[1] >= MIN_PRECISION]
     gate = max(ok, key=lambda g: (g[2], g[0]))[0] if ok else max(gates, key=lambda g: g[1])[0]
-    print(f"chosen compliance gate: {gate}")
-    if cv_only:
-        return
-    x, mean_request, rule_scale = matrices[groups]
-    w, b = fit_logistic(x, y, lam, class_weights(y))
-    cv = mean_f1(said, truth, split)
-    write_model(w, b, mean_request, rule_scale, groups, lam, (lo, hi, gate), len(rows), cv)
+    print(f"  chosen compliance gate: {gate}")
+    return gate
 
 
 def write_model(w, b, mean_request, rule_scale, groups, lam, thresholds, n, cv) -> None:
-    from giskard_nb.scan.detectors.refusal_embed import EMBED_MODEL_PATH
+    from giskard_nb.scan.detectors.refusal_embed import EMBED_MODEL_PATH, LEGACY_GROUPS
 
     lo, hi, gate = thresholds
     data = {
-        "groups": list(groups),
+        **({} if groups == LEGACY_GROUPS else {"groups": list(groups)}),
         "weights": [round(float(v), 5) for v in w],
         "bias": round(float(b), 5),
         "mean_request": [round(float(v), 5) for v in mean_request],
@@ -281,4 +302,4 @@ def write_model(w, b, mean_request, rule_scale, groups, lam, thresholds, n, cv) 
 
 
 if __name__ == "__main__":
-    main(cv_only="--cv-only" in sys.argv[1:])
+    main(cv_only="--cv-only" in sys.argv[1:], compare="--compare" in sys.argv[1:])

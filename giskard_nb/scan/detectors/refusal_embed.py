@@ -156,7 +156,7 @@ def embedded(text: str, goal: str | None) -> Embedded:
     texts = [*parts(text), *pieces]
     if goal and goal.strip():
         texts.append(goal.strip()[:MAX_CHARS])
-    rows = embed(texts).astype(np.float64)
+    rows = embed(texts)
     n = 3 + len(pieces)
     return Embedded(rows[0], rows[1], rows[2], rows[3:n], rows[n] if len(rows) > n else None)
 
