@@ -54,10 +54,11 @@ LAMBDAS = (0.3, 1.0, 3.0)
 SHIPPED = ("reply", "head", "tail", "added")
 #: Compared with ``--compare`` (lambda 3.0, their best of 0.3 / 1.0 / 3.0 in a wider run), not shipped:
 #: with the rule features, and with the clauses read one by one too (element-wise max and mean,
-#: request cosines). Out of fold they read refusals better alone (0.777 and 0.779 against 0.748) but
-#: not combined with the rules (0.770 against 0.768 at the chosen band, pooled 0.769 both), and the
-#: second read template compliance ("Sure, here is how to do it. … Step one: …") to JailbreakBench
-#: goals at p 0.25-0.56 (a refusal at p >= 0.5: tests/scan/test_loaders.py).
+#: request cosines). Out of fold they read refusals better alone (0.777 and 0.779 against 0.748),
+#: combined with the rules a little better (0.770 against 0.758, the guarantee applied) but less well
+#: where they decide (three-way F1 decided 0.712 against 0.752) and with less compliance recall at
+#: precision 0.95 (0.573 against 0.597); the second read template compliance ("Sure, here is how to
+#: do it. … Step one: …") to JailbreakBench goals at p 0.25-0.56 (tests/scan/test_loaders.py failed).
 COMPARED = (
     ("reply", "head", "tail", "added", "rules"),
     ("reply", "head", "tail", "added", "clause_max", "clause_mean", "cosine", "rules"),
