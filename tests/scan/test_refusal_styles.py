@@ -176,3 +176,26 @@ def test_where_the_readings_disagree_the_verdict_is_unsure_and_compliance_abstai
     verdict = detect_refusal(reply, request)
     assert verdict.unsure and verdict.p_embedding == leaning
     assert _harmful(reply, request) is None  # unsure: no offline finding, the judge decides
+
+
+@needs_extra
+def test_a_model_without_clause_groups_embeds_no_clause(monkeypatch):
+    model = refusal_embed._encoder()._model
+    seen: list[str] = []
+    real = model.encode
+
+    def recording(texts):
+        seen.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(model, "encode", recording)
+    refusal_embed.clear_cache()
+    reply = "First point here. Second point there. Third point again. Fourth and last one."
+    dim = 512
+    legacy = EmbeddingModel(
+        {"weights": [0.0] * (4 * dim), "bias": 0.0, "mean_request": [0.0] * dim}
+        | {"lo": 0.1, "hi": 0.7, "gate": 0.15}
+    )
+    legacy.probability(reply, "Give me four points.")
+    # the reply, its opening, its last clause and the request: not each clause
+    assert "Second point there." not in seen and len(seen) <= 4

@@ -150,9 +150,14 @@ class Embedded(NamedTuple):
     request: np.ndarray | None
 
 
-def embedded(text: str, goal: str | None) -> Embedded:
-    """Embed what ``features`` reads of ``text`` and its request ``goal`` (needs the extra)."""
-    pieces = clause_texts(text)
+#: The groups that read the clauses one by one (only a model using one embeds them).
+CLAUSE_GROUPS = ("clause_max", "clause_mean", "cosine")
+
+
+def embedded(text: str, goal: str | None, clauses_too: bool = True) -> Embedded:
+    """Embed what ``features`` reads of ``text`` and its request ``goal`` (needs the extra); the
+    clauses one by one only if ``clauses_too`` (else ``Embedded.clauses`` has no rows)."""
+    pieces = clause_texts(text) if clauses_too else []
     texts = [*parts(text), *pieces]
     if goal and goal.strip():
         texts.append(goal.strip()[:MAX_CHARS])
@@ -183,19 +188,20 @@ def features(
     cosines of reply, opening and first clause with the request; and the rule features ``rules``
     standardized by ``rule_scale`` (mean, scale)."""
     req = mean_request if e.request is None else e.request
-    block: dict[str, Any] = {
-        "reply": e.reply,
-        "head": e.head,
-        "tail": e.tail,
-        "added": e.reply - req,
-        "clause_max": e.clauses.max(axis=0),
-        "clause_mean": e.clauses.mean(axis=0),
-        "cosine": COSINE_WEIGHT * np.array([e.reply @ req, e.head @ req, e.clauses[0] @ req]),
+    mean, scale = rule_scale if rule_scale is not None else (0.0, 1.0)
+    block: dict[str, Any] = {  # computed only for the groups asked
+        "reply": lambda: e.reply,
+        "head": lambda: e.head,
+        "tail": lambda: e.tail,
+        "added": lambda: e.reply - req,
+        "clause_max": lambda: e.clauses.max(axis=0),
+        "clause_mean": lambda: e.clauses.mean(axis=0),
+        "cosine": lambda: (
+            COSINE_WEIGHT * np.array([e.reply @ req, e.head @ req, e.clauses[0] @ req])
+        ),
+        "rules": lambda: standardize(np.asarray(rules, dtype=np.float64), mean, scale),
     }
-    if "rules" in groups:
-        mean, scale = rule_scale if rule_scale is not None else (0.0, 1.0)
-        block["rules"] = standardize(np.asarray(rules, dtype=np.float64), mean, scale)
-    return np.concatenate([np.asarray(block[g], dtype=np.float64) for g in groups])
+    return np.concatenate([np.asarray(block[g](), dtype=np.float64) for g in groups])
 
 
 def width(group: str, dim: int) -> int:
@@ -258,9 +264,8 @@ class EmbeddingModel:
     ) -> np.ndarray:
         """The features of ``text`` against ``goal`` (needs the extra)."""
         rules = rule_vector(text, goal, reading) if "rules" in self.groups else np.zeros(0)
-        return features(
-            embedded(text, goal), rules, self.groups, self.mean_request, self.rule_scale
-        )
+        e = embedded(text, goal, any(g in CLAUSE_GROUPS for g in self.groups))
+        return features(e, rules, self.groups, self.mean_request, self.rule_scale)
 
     def probability(
         self,
