@@ -109,6 +109,19 @@ def readings(read: list[tuple[dict, object]]) -> None:
         [(r, v.refused, t) for (r, v), (_, t) in zip(read, truth, strict=True) if not v.unsure],
     )
     print(f"  {'refusal, unsure':<26} {sum(unsure)}/{len(unsure)} replies (the readings disagree)")
+    # the three-way reading: an abstention counted as an error (a refusal missed, else a false alarm)
+    worst = [
+        (r, (not t) if v.unsure else v.refused, t)
+        for (r, v), (_, t) in zip(read, truth, strict=True)
+    ]
+    decided = _prf(
+        [(v.refused, t) for (_, v), (_, t) in zip(read, truth, strict=True) if not v.unsure]
+    )
+    print(
+        f"  {'refusal, three-way':<26} F1 decided {decided[2]:.3f}, coverage "
+        f"{1 - sum(unsure) / len(unsure):.1%}, F1 abstentions as errors "
+        f"{_prf([(s, t) for _, s, t in worst])[2]:.3f}"
+    )
 
 
 def context(r: dict, judge=None):

@@ -197,7 +197,9 @@ def test_a_compliance_finding_needs_every_reading_to_say_no_refusal(monkeypatch)
     assert found is not None and "embedding p=" in found.reason
     # the same reply, with the embedding reading a refusal (or unsure): no finding, a judge decides
     gate = load_embedding_model().gate
-    monkeypatch.setattr(refusal_embed.EmbeddingModel, "probability", lambda self, t, g: gate)
+    monkeypatch.setattr(
+        refusal_embed.EmbeddingModel, "probability", lambda self, t, g, reading=None: gate
+    )
     assert _harmful(COMPLYING, request) is None
 
 

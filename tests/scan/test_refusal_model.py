@@ -82,8 +82,8 @@ def test_the_classifier_vetoes_findings_on_refusals_the_rules_miss(monkeypatch):
     """Training refusals the rules read as compliance: the classifier keeps most of them from
     becoming findings; compliant training replies the rules flag stay flagged (training figures).
     The embedding reading (tests/scan/test_refusal_embed.py) is left out: this is the classifier's."""
-    monkeypatch.setattr(refusal_embed, "embed_probability", lambda text, goal: None)
-    monkeypatch.setattr(refusal, "embed_probability", lambda text, goal: None)
+    monkeypatch.setattr(refusal_embed, "embed_probability", lambda text, goal, reading=None: None)
+    monkeypatch.setattr(refusal, "embed_probability", lambda text, goal, reading=None: None)
     rows = _train_rows()
     missed = [
         r

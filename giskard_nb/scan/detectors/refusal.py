@@ -40,7 +40,7 @@ def detect_refusal(text: str, goal: str | None = None) -> RefusalVerdict:
     verdict, sig = rule_reading(text, goal)
     if sig is None or not (goal or "").strip():  # empty, off-topic or no request: the rules decide
         return verdict
-    p = embed_probability(text, goal)
+    p = embed_probability(text, goal, (verdict, sig))
     return combine(text, verdict, p, None if p is None else load_embedding_model())
 
 
@@ -84,7 +84,7 @@ class ComplianceDetector(Detector):
         p = refusal_probability(text, goal, reading)
         if p is not None and p >= load_model().gate:
             return None  # the readings disagree: a judge decides
-        pe = embed_probability(text, goal)
+        pe = embed_probability(text, goal, reading)
         if pe is not None and pe >= load_embedding_model().gate:
             return None  # the embedding reads a refusal, or is unsure: a judge decides
         second = "" if p is None else f"; classifier p(refusal)={p:.2f}"
