@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 import giskard_nb.llm
@@ -69,17 +66,3 @@ def test_the_preflight_uses_the_default_judge(model):
     assert estimate_scan(**probe).judge_calls == 2
     assert estimate_scan(**probe, use_judge=False).judge_calls == 0
     assert estimate_scan(**probe, judge=None).judge_calls == 0
-
-
-def test_no_import_circle_among_the_scan_modules_that_default_plan_run_and_summarise():
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    try:
-        from test_layers import GRAPH, _reachable
-    finally:
-        sys.path.pop(0)
-    succ: dict[str, set[str]] = {m: set() for m in GRAPH.modules}
-    for a, b in GRAPH.arrows:
-        succ[a].add(b)
-    for name in ("models", "plan", "runner"):
-        module = f"giskard_nb.scan.{name}"
-        assert module not in _reachable(module, succ), f"{module} is in an import circle"
