@@ -2,7 +2,8 @@
 
 The graph is ``test_layers``'s, less its allowed upward arrows (the report's lazy ``to_dataframe()``
 and ``plot_*()``): planning, running, defaulting the models, the catalogue and the report's summaries,
-regression checks, redaction and SARIF each sit below what uses them.
+regression checks, redaction and SARIF, the phone finder of the PII detector and of the organisation's
+contacts: each sits below what uses it.
 """
 
 from __future__ import annotations
@@ -15,12 +16,6 @@ try:
     from test_layers import GRAPH, UPWARD_ALLOWED, _allowed, _reachable
 finally:
     sys.path.pop(0)
-
-#: Circles inside giskard_nb.scan still there (each with why it is tolerated). Shrink, don't grow.
-KNOWN = {
-    # secrets' profile detectors build a ContactMemory; contacts reads secrets' patterns lazily
-    frozenset({"giskard_nb.scan.detectors.contacts", "giskard_nb.scan.detectors.secrets"}),
-}
 
 
 def _circles() -> set[frozenset[str]]:
@@ -38,14 +33,4 @@ def _circles() -> set[frozenset[str]]:
 
 
 def test_no_import_circle_inside_the_scan_engine():
-    assert _circles() - KNOWN == set()
-
-
-def test_the_known_circles_are_still_there():
-    assert _circles() >= KNOWN, "a known circle is gone: remove it from KNOWN"
-
-
-def test_the_modules_once_in_circles_are_in_none():
-    flat = {m for c in _circles() for m in c}
-    for name in ("models", "plan", "runner", "result", "summary", "regression", "redact", "sarif"):
-        assert f"giskard_nb.scan.{name}" not in flat
+    assert _circles() == set(), "import circles inside giskard_nb.scan: move the shared code down"
