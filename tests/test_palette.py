@@ -1,4 +1,5 @@
-"""``giskard_nb.palette``: the one home of the status palette and the scan-category catalogue."""
+"""``giskard_nb.palette``: the one home of the status and grade colours (the scan categories are the scan
+engine's, ``giskard_nb.scan.catalogue``)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 from giskard_nb import palette
 from giskard_nb.core import render
 from giskard_nb.frames import _common
-from giskard_nb.palette import SCAN_CATEGORIES, STATUS_COLORS, STATUSES
-from giskard_nb.scan.catalogue import CATEGORIES
+from giskard_nb.palette import STATUS_COLORS, STATUSES
+from giskard_nb.scan.catalogue import CATEGORIES, owasp_short_id
 
 PALETTE = Path(palette.__file__)
 
@@ -38,12 +39,17 @@ def test_every_view_takes_the_status_values_from_the_palette():
     assert set(STATUS_COLORS) == set(STATUSES) == set(palette.STATUS_LABELS)
 
 
-def test_the_scan_catalogue_is_built_from_the_palette_in_order():
-    assert [c.id for c in CATEGORIES] == [c.id for c in SCAN_CATEGORIES]
-    assert [c.model_dump() for c in CATEGORIES] == [c._asdict() for c in SCAN_CATEGORIES]
-    assert len({c.id for c in SCAN_CATEGORIES}) == len(SCAN_CATEGORIES)
+def test_the_palette_holds_colours_only_and_the_scan_catalogue_the_categories():
+    from giskard_nb import scan
+    from giskard_nb.charts import scans
+
+    assert not [n for n in vars(palette) if "CATEGOR" in n.upper() or "owasp" in n]
+    assert scans.CATEGORIES is CATEGORIES is scan.CATEGORIES
+    assert [c.id for c in scan.list_categories()] == [c.id for c in CATEGORIES]
+    assert len({c.id for c in CATEGORIES}) == len(CATEGORIES)
+    assert [owasp_short_id(c.owasp_id) for c in CATEGORIES[:2]] == ["LLM01", "LLM02"]
 
 
 def test_owasp_short_id():
-    assert palette.owasp_short_id("LLM01:2025") == "LLM01"
-    assert palette.owasp_short_id(None) is None
+    assert owasp_short_id("LLM01:2025") == "LLM01"
+    assert owasp_short_id(None) is None

@@ -1,7 +1,7 @@
 """Plotly figures of results, evaluations, scans and knowledge-base topics. Every function returns a
 Plotly ``Figure`` (shown by Jupyter when it is a cell's value). Charts read plain data only: result
-objects, records or their frames, and the status palette and scan-category catalogue of ``palette``.
-May import: errors, palette, core and frames."""
+objects, records or their frames, the status and grade colours of ``palette``, and the scan-category
+catalogue of ``scan.catalogue``. May import: errors, palette, core, scan and frames."""
 
 from giskard_nb.charts.evaluations import plot_comparison, plot_failure_categories
 from giskard_nb.charts.results import plot_cost, plot_latency, plot_pass_rate

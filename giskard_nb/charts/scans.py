@@ -12,13 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from giskard_nb.charts._style import empty_figure, label, layout
 from giskard_nb.errors import GiskardValidationError
-from giskard_nb.palette import (
-    GRADE_COLORS,
-    INCOMPLETE_COLOR,
-    NO_GRADE_COLOR,
-    SCAN_CATEGORIES,
-    owasp_short_id,
-)
+from giskard_nb.palette import GRADE_COLORS, INCOMPLETE_COLOR, NO_GRADE_COLOR
+from giskard_nb.scan.catalogue import CATEGORIES, owasp_short_id
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -72,7 +67,7 @@ def plot_scan_grid(report: Any) -> go.Figure:
     grid = scan_grid_counts(report)
     if not grid:
         return empty_figure("Scan findings", "The scan has no attempts yet.")
-    known = {c.id: c for c in SCAN_CATEGORIES}
+    known = {c.id: c for c in CATEGORIES}
     order = [c for c in known if c in grid] + sorted(c for c in grid if c not in known)
     rows = []
     for cat in order:

@@ -26,6 +26,7 @@ from giskard_nb.hub.models.scan import Scan, ScanAttempt, readable_error
 from giskard_nb.hub.ownership import beat_forever
 from giskard_nb.hub.scan_writer import AttemptWriter, OnAttempt
 from giskard_nb.scan.attack import AttackProfile
+from giskard_nb.scan.models import resolve_models
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
 
 if TYPE_CHECKING:
@@ -69,17 +70,6 @@ def _stored_options(options: ScanOptions) -> dict[str, Any]:
     return data
 
 
-def _models(models: dict[str, Any], options: ScanOptions) -> tuple[Any, Any]:
-    """The judge and the generator (the configured default for the one not given)."""
-    from giskard_nb.scan.runner import default_model
-
-    model = default_model() if len(models) < 2 else None
-    judge = models.get("judge", model)
-    if options.use_judge is False:
-        judge = None
-    return judge, models.get("generator", model)
-
-
 async def start_scan(
     store: ScanStore,
     start: ScanStart,
@@ -103,7 +93,7 @@ async def start_scan(
     if start.documents is not None:
         overrides["documents"] = start.documents
     resolved = resolve_options(base, overrides)
-    judge, generator = _models(models, resolved)
+    judge, generator = resolve_models(resolved, **models)
     plan = plan_scan(resolved, judge=judge, generator=generator)  # before anything is stored
     scan = store.create_scan(
         Scan(
@@ -145,7 +135,7 @@ async def resume_scan(
     if documents is not None:
         stored["documents"] = documents
     options = resolve_options(None, stored)
-    judge, generator = _models(models, options)
+    judge, generator = resolve_models(options, **models)
     plan = plan_scan(options, judge=judge, generator=generator)
     store.claim(scan.id)  # refused while another live run holds it
     scan = store.set_status(

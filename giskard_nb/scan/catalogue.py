@@ -12,10 +12,9 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict
 
 from giskard_nb.errors import GiskardValidationError, NotFoundError
-from giskard_nb.palette import SCAN_CATEGORIES
 from giskard_nb.scan.probe import Probe
 
-__all__ = ["CATEGORIES", "Catalogue", "Category", "default_catalogue"]
+__all__ = ["CATEGORIES", "Catalogue", "Category", "default_catalogue", "owasp_short_id"]
 
 
 class Category(BaseModel):
@@ -29,8 +28,93 @@ class Category(BaseModel):
     owasp_id: str | None = None
 
 
-#: The built-in categories, built from the plain catalogue every view reads (``giskard_nb.palette``).
-CATEGORIES: tuple[Category, ...] = tuple(Category(**c._asdict()) for c in SCAN_CATEGORIES)
+#: The built-in categories in display order: OWASP LLM Top 10 (2025 numbering) first, then the others.
+CATEGORIES: tuple[Category, ...] = (
+    Category(
+        id="prompt_injection",
+        title="Prompt Injection",
+        description=(
+            "Input, typed or embedded in processed content, that overrides the agent's "
+            "instructions."
+        ),
+        owasp_id="LLM01:2025",
+    ),
+    Category(
+        id="sensitive_information_disclosure",
+        title="Sensitive Information Disclosure",
+        description="The agent reveals credentials, secrets or other people's personal data.",
+        owasp_id="LLM02:2025",
+    ),
+    Category(
+        id="improper_output_handling",
+        title="Improper Output Handling",
+        description=(
+            "Markup, links or commands pass through the agent unescaped to a browser, database "
+            "or shell."
+        ),
+        owasp_id="LLM05:2025",
+    ),
+    Category(
+        id="excessive_agency",
+        title="Excessive Agency",
+        description="The agent takes consequential actions nobody legitimately asked for.",
+        owasp_id="LLM06:2025",
+    ),
+    Category(
+        id="system_prompt_leakage",
+        title="System Prompt Leakage",
+        description="The agent discloses its hidden instructions and configuration.",
+        owasp_id="LLM07:2025",
+    ),
+    Category(
+        id="misinformation",
+        title="Misinformation",
+        description=(
+            "The agent states falsehoods, accepts false premises or invents facts, including "
+            "about its knowledge base."
+        ),
+        owasp_id="LLM09:2025",
+    ),
+    Category(
+        id="unbounded_consumption",
+        title="Unbounded Consumption",
+        description="The agent can be made to produce enormous or endless output.",
+        owasp_id="LLM10:2025",
+    ),
+    Category(
+        id="harmful_content",
+        title="Harmful Content Generation",
+        description="The agent produces dangerous, hateful, violent or self-harm content.",
+    ),
+    Category(
+        id="brand_damage",
+        title="Brand Damaging & Reputation",
+        description="The agent says things that embarrass or damage the organisation deploying it.",
+    ),
+    Category(
+        id="legal_financial_risk",
+        title="Legal & Financial Risk",
+        description="The agent makes unauthorised commitments, defames, or assists fraud.",
+    ),
+    Category(
+        id="unauthorized_advice",
+        title="Misguidance & Unauthorized Advice",
+        description="The agent gives medical, financial or legal advice without caution or referral.",
+    ),
+    Category(
+        id="bias",
+        title="Bias & Discrimination",
+        description=(
+            "The agent treats people differently, or states stereotypes, because of a protected "
+            "attribute."
+        ),
+    ),
+)
+
+
+def owasp_short_id(owasp_id: str | None) -> str | None:
+    """``"LLM01:2025"`` → ``"LLM01"`` (the label charts show); None stays None."""
+    return owasp_id.split(":")[0] if owasp_id else None
 
 
 class Catalogue:

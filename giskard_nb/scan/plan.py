@@ -28,6 +28,7 @@ from giskard_nb.scan.budget import (
 )
 from giskard_nb.scan.catalogue import Catalogue, default_catalogue
 from giskard_nb.scan.coverage import JUDGE_REMEDY, ScanCoverage, compute_coverage
+from giskard_nb.scan.models import resolve_models
 from giskard_nb.scan.probe import Probe
 
 __all__ = ["ScanOptions", "ScanPlan", "estimate_scan", "plan_scan"]
@@ -320,12 +321,7 @@ def estimate_scan(
     the warnings about what it cannot assess (``Estimate.warnings``). ``judge``/``generator`` default
     to the configured default generator, as in ``run_scan`` (``None`` for none)."""
     options = resolve_options(options, overrides)
-    if MISSING in (judge, generator):
-        from giskard_nb.scan.runner import default_model
-
-        model = default_model()
-        judge = model if judge is MISSING else judge
-        generator = model if generator is MISSING else generator
+    judge, generator = resolve_models(options, judge=judge, generator=generator)
     return plan_scan(options, judge=judge, generator=generator).estimate
 
 

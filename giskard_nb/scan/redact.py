@@ -15,13 +15,15 @@ import binascii
 import codecs
 import contextlib
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from giskard_nb.scan.attack import AttackProfile
 from giskard_nb.scan.detectors.secrets import find_secrets
-from giskard_nb.scan.result import Attempt
 from giskard_nb.secrets import redact_secrets
+
+if TYPE_CHECKING:
+    from giskard_nb.scan.result import Attempt
 
 __all__ = ["profile_secrets", "redact_attempt", "redact_leaks"]
 

@@ -16,7 +16,7 @@ replay the attack's conversation against a target.
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, SerializeAsAny
 
@@ -29,7 +29,9 @@ from giskard_nb.scan.attack import Attack
 from giskard_nb.scan.detectors.base import DetectionContext, Detector, DetectorError
 from giskard_nb.scan.detectors.secrets import contains_digest
 from giskard_nb.scan.grading import Severity
-from giskard_nb.scan.result import Attempt
+
+if TYPE_CHECKING:
+    from giskard_nb.scan.result import Attempt
 
 __all__ = ["Vulnerability", "attempt_checks", "attempts_to_scenarios"]
 

@@ -36,6 +36,12 @@ from giskard_nb.scan.grading import (
     highest_severity,
     is_suspected,
 )
+from giskard_nb.scan.summary import (
+    CategorySummary,
+    ProbeSummary,
+    category_summaries,
+    probe_summaries,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -178,41 +184,6 @@ class Attempt(AttemptFields, _Identified):
     __str__ = __repr__
 
 
-class ProbeSummary(BaseModel):
-    """Per-probe counts: attempts, successes (findings), errors, highest severity."""
-
-    probe_id: str
-    name: str
-    category: str
-    attempts: int = 0
-    successes: int = 0
-    errors: int = 0
-    ignored: int = 0
-    #: Suspected findings not decided yet (rule-based: listed, not in ``successes`` nor the grade).
-    suspected: int = 0
-    highest_severity: Severity = Severity.SAFE
-    skipped: str | None = None
-    #: It needs a judge model and ran (or was skipped) without one: it screened, it did not assess.
-    unjudged: bool = False
-
-
-class CategorySummary(BaseModel):
-    """Per-category counts, with its OWASP id."""
-
-    category: str
-    title: str
-    owasp_id: str | None = None
-    probes: int = 0
-    attempts: int = 0
-    successes: int = 0
-    errors: int = 0
-    suspected: int = 0
-    highest_severity: Severity = Severity.SAFE
-    #: ``assessed``, ``partial`` or ``not_assessed`` (see ``giskard_nb.scan.coverage``).
-    coverage: CoverageStatus | None = None
-    coverage_reason: str = ""
-
-
 class ScanReport(BaseModel):
     """A scan: status, timing, every attempt, and the probes that were planned or skipped."""
 
@@ -318,13 +289,9 @@ class ScanReport(BaseModel):
         raise NotFoundError(f"no attempt {attempt_id!r} in scan {self.id!r}")
 
     def probe_summaries(self) -> list[ProbeSummary]:
-        from giskard_nb.scan.summary import probe_summaries
-
         return probe_summaries(self)
 
     def category_summaries(self) -> list[CategorySummary]:
-        from giskard_nb.scan.summary import category_summaries
-
         return category_summaries(self)
 
     def to_dataframe(self):

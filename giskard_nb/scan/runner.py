@@ -32,22 +32,16 @@ from giskard_nb.scan.detectors.contacts import ContactMemory
 from giskard_nb.scan.detectors.refusal_embed import reading_note
 from giskard_nb.scan.detectors.secrets import with_profile_detectors
 from giskard_nb.scan.grading import Severity
+from giskard_nb.scan.models import resolve_models
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
 from giskard_nb.scan.probe import Probe
 from giskard_nb.scan.redact import redact_attempt
 from giskard_nb.scan.result import Attempt, ScanReport, _now
 from giskard_nb.scan.verdict import decide, first_rule
 
-__all__ = ["default_model", "run_scan", "run_scan_sync"]
+__all__ = ["run_scan", "run_scan_sync"]
 
 OnAttempt = Callable[[Attempt], Any]
-
-
-def default_model() -> Any:
-    """The configured default generator (``giskard_nb.llm``), or None when no model is configured."""
-    from giskard_nb.llm import get_default_generator
-
-    return get_default_generator(required=False)
 
 
 async def run_scan(
@@ -78,11 +72,7 @@ async def run_scan(
             f"the agent must be a function taking the list of chat messages, got {type(agent).__name__}"
         )
     options = resolve_options(options, overrides)
-    model = default_model() if MISSING in (judge, generator) else None
-    judge = model if judge is MISSING else judge
-    generator = model if generator is MISSING else generator
-    if options.use_judge is False:
-        judge = None
+    judge, generator = resolve_models(options, judge=judge, generator=generator)
     if plan is None:
         plan = plan_scan(options, judge=judge, generator=generator)
     run = _ScanRun(agent, options, plan, judge, generator, on_attempt, name)

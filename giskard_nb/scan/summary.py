@@ -1,21 +1,62 @@
-"""Per-probe and per-category summaries of a scan (their tables are built in ``giskard_nb.frames.scans``)."""
+"""Per-probe and per-category summaries of a scan (their tables are built in ``giskard_nb.frames.scans``).
+
+``ScanReport.probe_summaries()`` and ``.category_summaries()`` delegate here; this module reads a report
+without importing ``scan.result`` (annotations only), so the two are not an import circle.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from giskard_nb.scan.grading import ReviewStatus
+from pydantic import BaseModel
+
+from giskard_nb.scan.catalogue import default_catalogue
+from giskard_nb.scan.coverage import CoverageStatus
+from giskard_nb.scan.grading import ReviewStatus, Severity
 
 if TYPE_CHECKING:
-    from giskard_nb.scan.result import CategorySummary, ProbeSummary, ScanReport
+    from giskard_nb.scan.result import ScanReport
 
-__all__ = ["category_summaries", "probe_summaries"]
+__all__ = ["CategorySummary", "ProbeSummary", "category_summaries", "probe_summaries"]
+
+
+class ProbeSummary(BaseModel):
+    """Per-probe counts: attempts, successes (findings), errors, highest severity."""
+
+    probe_id: str
+    name: str
+    category: str
+    attempts: int = 0
+    successes: int = 0
+    errors: int = 0
+    ignored: int = 0
+    #: Suspected findings not decided yet (rule-based: listed, not in ``successes`` nor the grade).
+    suspected: int = 0
+    highest_severity: Severity = Severity.SAFE
+    skipped: str | None = None
+    #: It needs a judge model and ran (or was skipped) without one: it screened, it did not assess.
+    unjudged: bool = False
+
+
+class CategorySummary(BaseModel):
+    """Per-category counts, with its OWASP id."""
+
+    category: str
+    title: str
+    owasp_id: str | None = None
+    probes: int = 0
+    attempts: int = 0
+    successes: int = 0
+    errors: int = 0
+    suspected: int = 0
+    highest_severity: Severity = Severity.SAFE
+    #: ``assessed``, ``partial`` or ``not_assessed`` (see ``giskard_nb.scan.coverage``).
+    coverage: CoverageStatus | None = None
+    coverage_reason: str = ""
 
 
 def probe_summaries(report: ScanReport) -> list[ProbeSummary]:
     """One summary per probe planned (in plan order), then per probe skipped."""
-    from giskard_nb.scan.result import ProbeSummary
-
     summaries: dict[str, ProbeSummary] = {}
     for p in report.probes:
         summaries[p["id"]] = ProbeSummary(
@@ -49,9 +90,6 @@ def probe_summaries(report: ScanReport) -> list[ProbeSummary]:
 
 def category_summaries(report: ScanReport) -> list[CategorySummary]:
     """One summary per category the scan selected or touched (in catalogue order), with its coverage."""
-    from giskard_nb.scan.catalogue import default_catalogue
-    from giskard_nb.scan.result import CategorySummary
-
     catalogue = default_catalogue()
     out: dict[str, CategorySummary] = {}
     for c in catalogue.categories():

@@ -4,7 +4,7 @@ An agent that signs off with "our fraud team is on 0800 …" or "write to suppor
 about anyone. Three things tell such contacts apart from a person's:
 
 - the kind of contact: toll-free, shared-cost, premium-rate and universal-access numbers (decided in
-  ``secrets.find_phones``) and role mailboxes (``support@``, ``fraud@``, ``info@``, ``noreply@``…);
+  ``phones.find_phones``) and role mailboxes (``support@``, ``fraud@``, ``info@``, ``noreply@``…);
 - the profile: the numbers, e-mail addresses and domains in the ``AttackProfile`` (name, description,
   system prompt), and e-mail domains named after the organisation (``harbourline-bank.co.uk`` for
   "Harbourline Bank"), except a ``first.last@`` address, which names a person;
@@ -27,6 +27,7 @@ from functools import lru_cache
 from threading import Lock
 
 from giskard_nb.scan.attack import AttackProfile
+from giskard_nb.scan.detectors.phones import PHONE_REGIONS, find_phones
 
 __all__ = [
     "REPEATED_PROBES",
@@ -166,8 +167,6 @@ class ContactMemory:
 
     def record(self, probe_id: str, category: str, text: str) -> None:
         """Note the contacts of one reply (called by the runner for every reply)."""
-        from giskard_nb.scan.detectors.secrets import find_phones
-
         values = [("email address", address) for address, _ in emails(text)]
         values += [("phone number", v) for v in find_phones(text)]
         with self._lock:
@@ -206,8 +205,6 @@ def _personal_line(value: str) -> bool:
         pn.PhoneNumberType.PERSONAL_NUMBER,
         pn.PhoneNumberType.UNKNOWN,
     }
-    from giskard_nb.scan.detectors.secrets import PHONE_REGIONS
-
     regions = (None,) if value.lstrip().startswith("+") else PHONE_REGIONS
     types = set()
     for region in regions:
