@@ -13,7 +13,11 @@ if TYPE_CHECKING:
     from giskard_nb.core.interaction import Trace
     from giskard_nb.core.result import CheckResult
 
-__all__ = ["Check"]
+__all__ = ["HINT_KEY", "Check"]
+
+#: The key of a failed check result's ``details`` where the runner records the check's
+#: failure-category hint (``Check.failure_hint``; ``None`` when it declares none).
+HINT_KEY = "check_failure_category"
 
 
 class Check(Registered):
@@ -21,10 +25,19 @@ class Check(Registered):
 
     Subclass it, implement ``run(trace)`` (sync or async) returning a ``CheckResult``, and register it with
     ``@Check.register("my_kind")`` so it can be saved and loaded.
+
+    ``failure_category`` says what a failure of the check means to the Hub's failure classifier: one of
+    the default failure-category identifiers (``"data_leak"``, ``"harmful_content"``, ``"refusal"``,
+    ``"hallucination"``, ``"format_violation"``, ``"policy_violation"``, ``"off_topic"``,
+    ``"incorrect_answer"``, ``"other"``) or a project's own; ``None`` (the default) files a failure as
+    an incorrect answer. ``failure_hint(result)`` can refine it from the result (the default returns
+    ``failure_category``); the runner records it in a failed result's ``details``.
     """
 
     _family: ClassVar[str] = "check"
     _registry: ClassVar[dict[str, type[Registered]]] = {}
+
+    failure_category: ClassVar[str | None] = None
 
     name: str | None = None
     description: str | None = None
@@ -32,6 +45,11 @@ class Check(Registered):
     @abstractmethod
     def run(self, trace: Trace) -> CheckResult | Awaitable[CheckResult]:
         """Evaluate the trace (``trace.last`` is the current interaction). May be ``async``."""
+
+    def failure_hint(self, result: CheckResult) -> str | None:
+        """The failure category a failed ``result`` of this check hints at (``failure_category``
+        unless a check refines it from the result's details)."""
+        return type(self).failure_category
 
     @property
     def label(self) -> str:
