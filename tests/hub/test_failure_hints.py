@@ -16,7 +16,7 @@ from giskard_nb.core.result import CheckResult
 from giskard_nb.core.testcase import run_check
 from giskard_nb.hub import DEFAULT_FAILURE_CATEGORIES, CheckOutcome, Hub, classify_by_rules
 from giskard_nb.hub.leaks import leak_reason
-from giskard_nb.hub.models.evaluation_result import DETAIL_LIMITS, outcome
+from giskard_nb.hub.models.evaluation_result import DETAIL_LIMITS, clip_details, outcome
 
 
 @Check.register("test_hints_format")
@@ -156,3 +156,20 @@ def test_leak_detection_reads_the_not_checks_details(details: dict, leak: bool) 
         details=details,
     )
     assert (leak_reason([check], "a reply with STAFF-2024 and VIP123") is not None) is leak
+
+
+@pytest.mark.parametrize(
+    ("details", "expected"),
+    [
+        (
+            {"a": "ok", "n": 1, "f": 0.5, "b": True, "z": None},
+            {"a": "ok", "n": 1, "f": 0.5, "b": True, "z": None},
+        ),
+        ({"a": "\ud800"}, {"a": "\ufffd"}),  # a lone surrogate (JSON readers refuse it)
+        ({"f": float("nan")}, {"f": "NaN"}),
+        ({1: "x"}, {"1": "x"}),
+        ({"nested": {"t": (1, 2)}}, {"nested": {"t": [1, 2]}}),
+    ],
+)
+def test_check_details_are_made_json_safe(details: dict, expected: dict) -> None:
+    assert clip_details(details) == expected

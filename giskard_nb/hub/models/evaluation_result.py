@@ -12,6 +12,7 @@ LLM call) becomes ``failure_category_usage``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -81,9 +82,35 @@ DETAIL_LIMITS = {"max_depth": 6, "max_string": 2_000, "max_items": 50, "max_tota
 
 
 def clip_details(details: Mapping[str, Any]) -> dict[str, Any]:
-    """``details`` as bounded JSON-safe data (``giskard_nb.core.sanitize.to_safe_data``)."""
+    """``details`` as bounded JSON-safe data (``giskard_nb.core.sanitize.to_safe_data``); flat
+    details of short ASCII strings, booleans, small numbers and ``None`` (the usual case) as they are."""
+    if _flat_and_small(details):
+        return dict(details)
     safe = to_safe_data(dict(details), **DETAIL_LIMITS)
     return safe if isinstance(safe, dict) else {}
+
+
+def _flat_and_small(details: Mapping[str, Any]) -> bool:
+    if len(details) > DETAIL_LIMITS["max_items"]:
+        return False
+    budget = DETAIL_LIMITS["max_total"]
+    for key, value in details.items():
+        kind = type(value)
+        if type(key) is not str or not key.isascii():
+            return False
+        budget -= len(key) + 1
+        if kind is str:
+            if len(value) > DETAIL_LIMITS["max_string"] or not value.isascii():
+                return False
+            budget -= len(value)
+        elif not (
+            value is None
+            or kind is bool
+            or (kind is int and -(2**53) <= value <= 2**53)
+            or (kind is float and math.isfinite(value))
+        ):
+            return False
+    return budget >= 0
 
 
 def check_view(
