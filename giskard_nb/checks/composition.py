@@ -1,8 +1,10 @@
 """Composition: AllOf, AnyOf and Not over other checks.
 
-Failure-category hints: a failed ``AllOf`` or ``AnyOf`` hints what its first failed inner check
-hinted (``details["results"]``); ``Not`` hints nothing (its failure means the inner check passed: a
-forbidden text was found). ``Not`` records the inner check's kind in ``details["negated_kind"]`` beside
+Failure-category hints: a failed ``AllOf`` or ``AnyOf`` hints ``harmful_content`` when its first failed
+inner check hinted it (``details["results"]``), and nothing otherwise — what the Hub's rule made of a
+group before hints (a group's kind meant nothing; only its message, quoting the inner check's, could
+say harmful); ``Not`` hints nothing (its failure means the inner check passed: a forbidden text was
+found). ``Not`` records the inner check's kind in ``details["negated_kind"]`` beside
 the inner details (the keyword, or the pattern and its ``match``), which the Hub's leak detection reads.
 """
 
@@ -19,6 +21,10 @@ from giskard_nb.errors import GiskardValidationError
 __all__ = ["AllOf", "AnyOf", "Not"]
 
 
+#: The inner hints a group carries (see the module docstring).
+_CARRIED = frozenset({"harmful_content"})
+
+
 def _inner(results: list[CheckResult]) -> dict:
     return {"results": [r.model_dump(mode="json", fallback=repr) for r in results]}
 
@@ -31,7 +37,8 @@ class _Group(Check):
         for r in inner if isinstance(inner, list) else ():
             if isinstance(r, dict) and r.get("status") == "fail":
                 details = r.get("details")
-                return details.get(HINT_KEY) if isinstance(details, dict) else None
+                hint = details.get(HINT_KEY) if isinstance(details, dict) else None
+                return hint if hint in _CARRIED else None
         return None
 
     @field_validator("checks")

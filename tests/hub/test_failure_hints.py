@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from giskard_nb.checks import AllOf, Not, StringMatching
+from giskard_nb.checks import AllOf, AnyOf, Not, StringMatching
 from giskard_nb.core.check import HINT_KEY, Check
 from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.result import CheckResult
@@ -40,6 +40,16 @@ class PriceRule(Check):
 
     def run(self, trace: Trace) -> CheckResult:
         return CheckResult.failure("wrong price", details={"blob": "x" * 100_000, "n": [1] * 500})
+
+
+@Check.register("test_hints_harmful")
+class Harmful(Check):
+    """Always fails, hinting harmful content."""
+
+    failure_category: ClassVar[str | None] = "harmful_content"
+
+    def run(self, trace: Trace) -> CheckResult:
+        return CheckResult.failure("flagged")
 
 
 @Check.register("test_hints_broken")
@@ -130,8 +140,13 @@ def test_legacy_outcomes_without_a_hint_are_read_from_kind_and_message() -> None
 
 
 async def test_composition_hints() -> None:
+    # a group carries harmful content only, as the rule read groups before hints (by their message)
     group = await _outcome(AllOf(checks=[StringMatching(keyword="ok"), FormatRule()]), "ok")
-    assert group.kind == "all_of" and group.category_hint == "format_violation"
+    assert group.kind == "all_of" and HINT_KEY in group.details and group.category_hint is None
+    harmful = await _outcome(AnyOf(checks=[StringMatching(keyword="zz"), Harmful()]), "ok")
+    assert harmful.status == "fail" and harmful.category_hint is None  # first failed: no hint
+    harmful = await _outcome(AnyOf(checks=[Harmful(), StringMatching(keyword="zz")]), "ok")
+    assert harmful.category_hint == "harmful_content"
     negated = await _outcome(Not(check=StringMatching(keyword="STAFF-2024")), "use STAFF-2024")
     assert negated.status == "fail" and negated.category_hint is None
     assert negated.details["negated_kind"] == "string_matching"
