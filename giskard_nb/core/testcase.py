@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
-from giskard_nb.core.check import HINT_KEY, Check
+from giskard_nb.core.check import HINT_KEY, Check, valid_hint
 from giskard_nb.core.generic import Parametrizable, Params
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
@@ -211,13 +211,12 @@ def _finish(check: Check, out: Any, t0: float) -> CheckResult:
 
 
 def _hint(check: Check, result: CheckResult) -> str | None:
-    """The check's failure-category hint for ``result``; a hint that is not a short string (a broken
-    custom ``failure_hint``) is recorded as none."""
+    """The check's failure-category hint for ``result``; a hint that is not an identifier, or a
+    ``failure_hint`` that raises (a broken custom check), is recorded as none."""
     try:
-        hint = check.failure_hint(result)
+        return valid_hint(check.failure_hint(result))
     except Exception:
         return None
-    return hint if isinstance(hint, str) and 0 < len(hint) <= 100 else None
 
 
 def _error_result(check: Check, exc: Exception, t0: float) -> CheckResult:

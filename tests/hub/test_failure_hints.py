@@ -14,6 +14,7 @@ from giskard_nb.core.check import HINT_KEY, Check
 from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.result import CheckResult
 from giskard_nb.core.testcase import run_check
+from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import DEFAULT_FAILURE_CATEGORIES, CheckOutcome, Hub, classify_by_rules
 from giskard_nb.hub.leaks import leak_reason
 from giskard_nb.hub.models.evaluation_result import DETAIL_LIMITS, clip_details, outcome
@@ -188,3 +189,21 @@ def test_leak_detection_reads_the_not_checks_details(details: dict, leak: bool) 
 )
 def test_check_details_are_made_json_safe(details: dict, expected: dict) -> None:
     assert clip_details(details) == expected
+
+
+def test_a_hint_that_is_not_an_identifier_is_refused_or_ignored() -> None:
+    with pytest.raises(GiskardValidationError, match="failure_category must be a failure-category"):
+
+        class Spaced(Check):
+            failure_category: ClassVar[str | None] = "Format violation"
+
+            def run(self, trace: Trace) -> CheckResult:
+                return CheckResult.success()
+
+    # a stored row is untrusted: a hint that is not an identifier reads as none
+    hostile = CheckOutcome(
+        name="c", kind="x", status="fail", message="toxic", details={HINT_KEY: "a" * 5000}
+    )
+    assert hostile.category_hint is None
+    verdict = classify_by_rules(DEFAULT_FAILURE_CATEGORIES, [hostile], "x")
+    assert verdict.category.identifier == "incorrect_answer" and len(verdict.reason) < 200

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import Field, computed_field, model_validator
 
-from giskard_nb.core.check import HINT_KEY
+from giskard_nb.core.check import HINT_KEY, valid_hint
 from giskard_nb.core.result import CheckResult
 from giskard_nb.core.sanitize import to_safe_data
 from giskard_nb.core.scenario_result import ScenarioResult
@@ -73,8 +73,7 @@ class CheckOutcome(HubModel):
     def category_hint(self) -> str | None:
         """The failure category the check declared for this failure (``Check.failure_category``);
         ``None`` when it declared none or the result was stored before hints were recorded."""
-        hint = self.details.get(HINT_KEY)
-        return hint if isinstance(hint, str) else None
+        return valid_hint(self.details.get(HINT_KEY))
 
 
 #: The caps on a ``CheckOutcome``'s ``details`` (check details hold agent text: hostile, maybe large).
