@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import AliasChoices, ConfigDict, Field, model_validator
 
@@ -28,6 +28,8 @@ class JsonValid(Check):
     """With ``parse=True`` (default) the value must be a string holding JSON; with ``parse=False`` it must
     be JSON-serializable data. ``expected_schema`` (alias ``schema``) adds JSON Schema validation; the
     schema itself is checked when the check is built."""
+
+    failure_category: ClassVar[str | None] = "format_violation"
 
     model_config = ConfigDict(serialize_by_alias=True)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import model_validator
 
@@ -113,6 +113,8 @@ class Readability(Check):
     """The text's readability score lies within ``[min_score, max_score]`` (without a bound the score is
     only measured, and the check passes). English-only estimates (syllables are counted by vowel
     groups), so treat scores near a bound as approximate."""
+
+    failure_category: ClassVar[str | None] = "format_violation"
 
     target_key: JSONPathStr = target_key_field()
     metric: ReadabilityMetric = "flesch_reading_ease"

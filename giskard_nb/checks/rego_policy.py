@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
@@ -35,6 +35,8 @@ class RegoPolicy(Check):
     ``target_key`` as OPA ``input`` and ``data`` as static data; ``false`` or undefined is FAIL, any other
     value ERROR. The policy is compiled when the check is built if regorus is installed; without it the
     check still loads (so saved suites open) and every run is ERROR naming the extra."""
+
+    failure_category: ClassVar[str | None] = "policy_violation"
 
     policy: str = Field(min_length=1)
     rule: str

@@ -39,12 +39,21 @@ __all__ = ["SemanticSimilarity"]
 
 @Check.register("semantic_similarity")
 class SemanticSimilarity(WithEmbeddingMixin, Check):
-    """PASS when the cosine similarity of answer and reference embeddings is >= ``threshold``."""
+    """PASS when the cosine similarity of answer and reference embeddings is >= ``threshold``.
+
+    A failure scoring below half the threshold hints ``off_topic``; a closer miss, an incorrect answer.
+    """
 
     reference_text: Value = MISSING
     reference_text_key: JSONPathStr = "trace.last.metadata.reference_text"
     target_key: JSONPathStr = target_key_field()
     threshold: float = Field(default=0.8, ge=-1.0, le=1.0)
+
+    def failure_hint(self, result: CheckResult) -> str | None:
+        similarity = result.details.get("similarity")
+        if isinstance(similarity, int | float) and similarity < self.threshold / 2:
+            return "off_topic"
+        return None
 
     async def run(self, trace: Trace) -> CheckResult:
         reference = value_or_key(trace, self.reference_text, self.reference_text_key)

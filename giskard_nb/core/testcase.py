@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
-from giskard_nb.core.check import Check
+from giskard_nb.core.check import HINT_KEY, Check, valid_hint
 from giskard_nb.core.generic import Parametrizable, Params
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult, CheckStatus, roll_up
@@ -205,7 +205,18 @@ def _finish(check: Check, out: Any, t0: float) -> CheckResult:
             f"check {check.label!r} returned {type(out).__name__} instead of a CheckResult",
             details=details,
         )
+    if out.status is CheckStatus.FAIL:
+        details[HINT_KEY] = _hint(check, out)
     return out.with_details(details)
+
+
+def _hint(check: Check, result: CheckResult) -> str | None:
+    """The check's failure-category hint for ``result``; a hint that is not an identifier, or a
+    ``failure_hint`` that raises (a broken custom check), is recorded as none."""
+    try:
+        return valid_hint(check.failure_hint(result))
+    except Exception:
+        return None
 
 
 def _error_result(check: Check, exc: Exception, t0: float) -> CheckResult:

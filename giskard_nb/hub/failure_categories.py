@@ -8,23 +8,34 @@ that answers but not with a readable verdict naming one of the project's categor
 ``giskard_nb.llm.parsing``; one repair request) gives **no category** (source ``"llm"``), with the reason
 and the raw reply in ``failure_category_reason``: a category is never made up.
 
-The rule, first match wins (check *kinds* are those of the failed checks):
+The rule, first match wins. Each failed check points at a category: the hint its check class declares
+(``Check.failure_category``, refined by ``Check.failure_hint``) that the runner recorded in the
+result's ``details``; the built-in hints are listed in docs/hub.md. A new check kind declaring
+``failure_category = "format_violation"`` is filed as a format violation with no change here.
 
 0. ``data_leak``: the reply leaks a secret, a credential, an internal code or personal data — a failed
-   check tagged as a leak check, a failed "must not contain" check whose forbidden text is a code or a
-   secret, or the scan's secret/PII detectors finding one in the reply (``giskard_nb.hub.leaks``). A
-   leak found this way is filed without asking the LLM classifier;
-1. ``harmful_content``: a failed check of kind toxicity / harmfulness / moderation, or a failure message
-   mentioning harmful, toxic, unsafe or offensive content;
-2. ``refusal``: the agent's reply is a refusal ("I can't help with that", "I'm sorry, but ...");
-3. ``hallucination``: a failed groundedness, contradiction, faithfulness or hallucination check;
-4. ``format_violation``: a failed json_valid or readability check, or a failed
-   conformity check whose message speaks of format, JSON, markdown, length, words or structure;
-5. ``policy_violation``: any other failed conformity (or policy) check;
-6. ``off_topic``: a failed answer_relevance check, or a failed semantic_similarity check scoring below
-   half its threshold;
-7. ``incorrect_answer``: anything else that failed (correctness, string and regex matching,
+   check hinting ``data_leak`` or tagged as a leak check, a failed "must not contain" check whose
+   forbidden text is a code or a secret, or the scan's secret/PII detectors finding one in the reply
+   (``giskard_nb.hub.leaks``). A leak found this way is filed without asking the LLM classifier;
+1. ``harmful_content``: a failed check hinting it (toxicity);
+2. ``refusal``: the agent's reply is a refusal ("I can't help with that", "I'm sorry, but ..."), or a
+   failed check hinting it;
+3. ``hallucination``: a failed check hinting it (groundedness, contradiction);
+4. ``format_violation``: a failed check hinting it (json_valid, readability, a conformity check whose
+   violated rules speak of format, JSON, markdown, length, words or structure);
+5. ``policy_violation``: a failed check hinting it (any other conformity failure, rego_policy);
+6. ``off_topic``: a failed check hinting it (answer_relevance, a semantic_similarity check scoring
+   below half its threshold);
+7. any other category a failed check hints at (a project's own identifier, ``other``);
+8. ``incorrect_answer``: anything else that failed (correctness, string and regex matching,
    comparisons, metadata rules, functions...).
+
+Legacy: a check result stored before hints were recorded (no ``check_failure_category`` in its
+details), or a ``CheckOutcome`` built by hand without one, is read as before: by its kind
+(toxicity / harmfulness / moderation → harmful; groundedness / contradiction / faithfulness /
+hallucination; json_valid / readability → format; conformity / rego_policy / policy → policy, or format
+when its message speaks of format; answer_relevance / relevance, or semantic_similarity below half its
+threshold → off-topic) and a message mentioning harmful, toxic, unsafe or offensive content.
 
 If the project has no category with that identifier, ``incorrect_answer`` then ``other`` are tried
 (for ``data_leak``: ``policy_violation`` first, as in projects created before it existed), then the
@@ -41,6 +52,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from giskard_nb.checks.llm.conformity import FORMAT_TEXT
+from giskard_nb.core.check import HINT_KEY
 from giskard_nb.core.usage import Usage
 from giskard_nb.errors import ConfigError
 from giskard_nb.hub.leaks import leak_reason
@@ -102,14 +115,21 @@ DEFAULT_FAILURE_CATEGORIES: list[FailureCategory] = [
     ),
 ]
 
+#: Legacy: what a check *kind* meant before checks carried their hint (results stored without one).
 _HARMFUL_KINDS = {"toxicity", "harmfulness", "moderation", "harmful_content"}
 _HALLUCINATION_KINDS = {"groundedness", "contradiction", "faithfulness", "hallucination"}
 _FORMAT_KINDS = {"json_valid", "readability"}
 _POLICY_KINDS = {"conformity", "rego_policy", "policy"}
 _OFF_TOPIC_KINDS = {"answer_relevance", "relevance"}
 _HARMFUL_TEXT = re.compile(r"\b(harmful|toxic|unsafe|offensive|dangerous)\b", re.IGNORECASE)
-_FORMAT_TEXT = re.compile(
-    r"\b(format\w*|json|markdown|length|words?|structure\w*|bullet\w*|sentences?)\b", re.IGNORECASE
+#: The categories a failed check can point at, in the rule's order (``refusal`` is also the reply's).
+_ORDER = (
+    "harmful_content",
+    "refusal",
+    "hallucination",
+    "format_violation",
+    "policy_violation",
+    "off_topic",
 )
 _REFUSAL = re.compile(
     r"(\bI (?:can(?:no|')t|cannot|am unable to|'m unable to|am not able to|'m not able to|won't|will "
@@ -145,6 +165,39 @@ def _score_below_half(check: CheckOutcome) -> bool:
     return score is not None and threshold is not None and score < threshold / 2
 
 
+def _legacy_hint(check: CheckOutcome) -> str | None:
+    """The category a check stored without a hint points at: read from its kind (and, as before hints,
+    its message). Only for results written by older versions, or outcomes built by hand."""
+    kind, message = check.kind or "", check.message or ""
+    if kind in _HARMFUL_KINDS or _HARMFUL_TEXT.search(message):
+        return "harmful_content"
+    if kind in _HALLUCINATION_KINDS:
+        return "hallucination"
+    if kind in _FORMAT_KINDS or (kind in _POLICY_KINDS and FORMAT_TEXT.search(message)):
+        return "format_violation"
+    if kind in _POLICY_KINDS:
+        return "policy_violation"
+    if kind in _OFF_TOPIC_KINDS or (kind == "semantic_similarity" and _score_below_half(check)):
+        return "off_topic"
+    return None
+
+
+def check_hint(check: CheckOutcome) -> str | None:
+    """The category a failed check points at: the hint its check recorded (``Check.failure_category``)
+    or, for a result stored without one, the legacy reading of its kind."""
+    if HINT_KEY in check.details:
+        return check.category_hint
+    return _legacy_hint(check)
+
+
+def _why(identifier: str, check: CheckOutcome) -> str:
+    if identifier == "harmful_content":
+        return f"check {check.name!r} flagged harmful content"
+    if identifier == "off_topic":
+        return f"check {check.name!r} ({check.kind}) found the reply unrelated"
+    return f"check {check.name!r} ({check.kind}) failed"
+
+
 def rule_identifier(
     failed: Sequence[CheckOutcome], reply: str | None, messages: Sequence[Any] = ()
 ) -> tuple[str, str]:
@@ -152,26 +205,16 @@ def rule_identifier(
     leak = leak_reason(failed, reply, messages)
     if leak is not None:
         return "data_leak", leak
-    kinds = {(c.kind or ""): c for c in failed}
-    for check in failed:
-        if check.kind in _HARMFUL_KINDS or _HARMFUL_TEXT.search(check.message or ""):
-            return "harmful_content", f"check {check.name!r} flagged harmful content"
-    if reply and _REFUSAL.search(reply):
-        return "refusal", "the agent's reply is a refusal"
-    for kind in _HALLUCINATION_KINDS & kinds.keys():
-        return "hallucination", f"check {kinds[kind].name!r} ({kind}) failed"
-    for check in failed:
-        if check.kind in _FORMAT_KINDS or (
-            check.kind in _POLICY_KINDS and _FORMAT_TEXT.search(check.message or "")
-        ):
-            return "format_violation", f"check {check.name!r} ({check.kind}) failed"
-    for kind in _POLICY_KINDS & kinds.keys():
-        return "policy_violation", f"check {kinds[kind].name!r} ({kind}) failed"
-    for check in failed:
-        if check.kind in _OFF_TOPIC_KINDS or (
-            check.kind == "semantic_similarity" and _score_below_half(check)
-        ):
-            return "off_topic", f"check {check.name!r} ({check.kind}) found the reply unrelated"
+    hinted = [(check_hint(c), c) for c in failed]
+    for identifier in _ORDER:
+        if identifier == "refusal" and reply and _REFUSAL.search(reply):
+            return "refusal", "the agent's reply is a refusal"
+        for hint, check in hinted:
+            if hint == identifier:
+                return identifier, _why(identifier, check)
+    for hint, check in hinted:  # a category of the project's own (or "other"), hinted by a check
+        if hint is not None and hint != "incorrect_answer":
+            return hint, _why(hint, check)
     names = ", ".join(repr(c.name) for c in failed) or "a check"
     return "incorrect_answer", f"{names} failed"
 

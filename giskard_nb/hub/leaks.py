@@ -2,12 +2,16 @@
 
 A failed result is a leak when (first match wins):
 
-1. a failed check is tagged as a leak check: its name or kind holds ``leak``, ``pii``, ``secret``,
-   ``credential`` or ``confidential`` (``pii_leak``, ``no_secret_leak``...);
+1. a failed check hints ``data_leak`` (``Check.failure_category``), or is tagged as a leak check: its
+   name or kind holds ``leak``, ``pii``, ``secret``, ``credential`` or ``confidential`` (``pii_leak``,
+   ``no_secret_leak``...);
 2. a failed "must not contain" check — ``Not`` of a string or regex match — found what it forbids, and
    either its name speaks of codes, keys, passwords, tokens, internal, private or personal data
-   (``no_internal_codes``), or the forbidden text it found in the reply looks like a code or a secret
-   (letters and digits without spaces, such as ``STAFF-2024``, or a credential format);
+   (``no_internal_codes``), or the forbidden text it found looks like a code or a secret (letters and
+   digits without spaces, such as ``STAFF-2024``, or a credential format). The forbidden text is read
+   from the check's ``details`` (``negated_kind``, the regex's ``match`` or the keyword found in the
+   checked ``text``); legacy: for an outcome without them (stored by an older version, or built by
+   hand), from ``Not``'s message;
 3. the scan's secret and personal-data detectors (``find_secrets``, ``find_pii``) find a credential or
    personal data (an e-mail address, a payment card, a social security number, an IBAN; not a phone
    number, usually the business's own) in the reply that the user did not supply in the conversation.
@@ -46,6 +50,8 @@ def leak_reason(
 ) -> str | None:
     """Why this failed result is a data leak (see the module docstring), or ``None``."""
     for check in failed:
+        if check.category_hint == "data_leak":
+            return f"check {check.name!r} guards against leaks and failed"
         if _TAGGED.search(_words(check.name)) or _TAGGED.search(_words(check.kind)):
             return f"check {check.name!r} guards against leaks and failed"
     text = reply or ""
@@ -70,11 +76,34 @@ def _words(value: str | None) -> str:
 
 
 def _forbidden_found(check: CheckOutcome, reply: str) -> str | None:
-    """For a failed must-not-contain check: the text it found in ``reply`` ("" when it cannot be
-    recovered); ``None`` when the check is not one."""
-    if check.kind != "not" or not check.message:
+    """For a failed must-not-contain check: the text it found ("" when it cannot be recovered);
+    ``None`` when the check is not one."""
+    if check.kind != "not":
         return None
-    m = _NEGATED.match(check.message)
+    details = check.details
+    negated = details.get("negated_kind")
+    if negated == "regex_matching":
+        match = details.get("match")
+        return match if isinstance(match, str) else ""
+    if negated == "string_matching":
+        keyword, text = details.get("keyword"), details.get("text")
+        if not isinstance(keyword, str):
+            return ""
+        return _find(keyword, text if isinstance(text, str) else reply)
+    if negated is not None or "negated_kind" in details:
+        return None
+    return _legacy_forbidden(check, reply)
+
+
+def _find(needle: str, text: str) -> str:
+    start = text.casefold().find(needle.casefold())
+    return text[start : start + len(needle)] if start >= 0 else needle
+
+
+def _legacy_forbidden(check: CheckOutcome, reply: str) -> str | None:
+    """Legacy (no ``negated_kind`` in the details): the forbidden text parsed from ``Not``'s message
+    and looked for in ``reply``."""
+    m = _NEGATED.match(check.message or "")
     if m is None:
         return None
     try:
@@ -85,8 +114,7 @@ def _forbidden_found(check: CheckOutcome, reply: str) -> str | None:
         return ""
     if m["verb"] == "matches":
         return _regex_match(needle, reply)
-    start = reply.casefold().find(needle.casefold())
-    return reply[start : start + len(needle)] if start >= 0 else needle
+    return _find(needle, reply)
 
 
 def _regex_match(pattern: str, reply: str) -> str:

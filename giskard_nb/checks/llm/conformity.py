@@ -13,7 +13,8 @@ sees the conversation (``include_history=True``) or only the last interaction.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -24,7 +25,12 @@ from giskard_nb.core.result import CheckResult
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.llm.templates import TemplateReference
 
-__all__ = ["Conformity", "ConformityVerdict"]
+__all__ = ["FORMAT_TEXT", "Conformity", "ConformityVerdict"]
+
+#: Words that make a violated rule a format rule (``format_violation`` rather than a policy).
+FORMAT_TEXT = re.compile(
+    r"\b(format\w*|json|markdown|length|words?|structure\w*|bullet\w*|sentences?)\b", re.IGNORECASE
+)
 
 
 class ConformityVerdict(LLMCheckResult):
@@ -39,7 +45,13 @@ class ConformityVerdict(LLMCheckResult):
 
 @Check.register("conformity")
 class Conformity(BaseLLMCheck):
-    """PASS when the assistant's turns follow every rule."""
+    """PASS when the assistant's turns follow every rule.
+
+    A failure hints ``policy_violation``, or ``format_violation`` when the violated rules or the
+    judge's reason (``details``) speak of format, JSON, markdown, length, words or structure.
+    """
+
+    failure_category: ClassVar[str | None] = "policy_violation"
 
     rule: str | None = None
     rules: list[str] = Field(default_factory=list)
@@ -58,6 +70,13 @@ class Conformity(BaseLLMCheck):
     @property
     def all_rules(self) -> list[str]:
         return ([self.rule] if self.rule is not None else []) + list(self.rules)
+
+    def failure_hint(self, result: CheckResult) -> str | None:
+        details = result.details
+        texts = [*(details.get("violated_rules") or ()), details.get("reason")]
+        if any(isinstance(t, str) and FORMAT_TEXT.search(t) for t in texts):
+            return "format_violation"
+        return "policy_violation"
 
     @property
     def output_type(self) -> type[BaseModel]:

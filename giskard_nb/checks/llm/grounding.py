@@ -62,12 +62,16 @@ class _AgainstContext(BaseLLMCheck):
 class Groundedness(_AgainstContext):
     """PASS when every factual claim of the answer is supported by the context."""
 
+    failure_category: ClassVar[str | None] = "hallucination"
+
     template_file: ClassVar[str] = "groundedness.j2"
 
 
 @Check.register("contradiction")
 class Contradiction(_AgainstContext):
     """PASS unless the answer contradicts the context."""
+
+    failure_category: ClassVar[str | None] = "hallucination"
 
     template_file: ClassVar[str] = "contradiction.j2"
 

@@ -9,7 +9,7 @@ Brevity and factual errors are not relevance problems: combine with Correctness 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from giskard_nb.checks.base import target_key_field
 from giskard_nb.checks.llm.base import BaseLLMCheck, format_history
@@ -25,6 +25,8 @@ __all__ = ["AnswerRelevance"]
 @Check.register("answer_relevance")
 class AnswerRelevance(BaseLLMCheck):
     """PASS when the answer addresses the question."""
+
+    failure_category: ClassVar[str | None] = "off_topic"
 
     question: Value = MISSING
     question_key: JSONPathStr = "trace.last.inputs"

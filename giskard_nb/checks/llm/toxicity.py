@@ -8,7 +8,7 @@ earlier conversation (``include_history``) so that endorsing a user's harmful me
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -47,6 +47,8 @@ class ToxicityVerdict(LLMCheckResult):
 @Check.register("toxicity")
 class Toxicity(BaseLLMCheck):
     """PASS when the reply is free of the selected kinds of toxicity."""
+
+    failure_category: ClassVar[str | None] = "harmful_content"
 
     output: Value = MISSING
     target_key: JSONPathStr = target_key_field()

@@ -12,12 +12,15 @@ LLM call) becomes ``failure_category_usage``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, computed_field, model_validator
 
+from giskard_nb.core.check import HINT_KEY, valid_hint
 from giskard_nb.core.result import CheckResult
+from giskard_nb.core.sanitize import to_safe_data
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.usage import USAGE_METRICS, Usage
 from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
@@ -26,10 +29,12 @@ from giskard_nb.hub.models.project import FailureCategory
 
 __all__ = [
     "DERIVED_FIELDS",
+    "DETAIL_LIMITS",
     "CheckOutcome",
     "EvaluationResult",
     "ResultStatus",
     "check_view",
+    "clip_details",
     "outcome",
     "upgrade_v1",
 ]
@@ -51,7 +56,9 @@ DERIVED_FIELDS = (
 
 class CheckOutcome(HubModel):
     """One check's outcome in a result: its status and reason, the score it measured (a similarity,
-    a judge's score...) and the threshold it compared it with, when it reports them."""
+    a judge's score...) and the threshold it compared it with, when it reports them; ``details``: the
+    check's details (untrusted: made JSON-safe and clipped, ``DETAIL_LIMITS``), where a failed check's
+    failure-category hint is (``details["check_failure_category"]``, ``category_hint``)."""
 
     name: str
     kind: str | None = None
@@ -60,6 +67,49 @@ class CheckOutcome(HubModel):
     score: float | None = None
     threshold: float | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def category_hint(self) -> str | None:
+        """The failure category the check declared for this failure (``Check.failure_category``);
+        ``None`` when it declared none or the result was stored before hints were recorded."""
+        return valid_hint(self.details.get(HINT_KEY))
+
+
+#: The caps on a ``CheckOutcome``'s ``details`` (check details hold agent text: hostile, maybe large).
+DETAIL_LIMITS = {"max_depth": 6, "max_string": 2_000, "max_items": 50, "max_total": 20_000}
+
+
+def clip_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    """``details`` as bounded JSON-safe data (``giskard_nb.core.sanitize.to_safe_data``); flat
+    details of short ASCII strings, booleans, small numbers and ``None`` (the usual case) as they are."""
+    if _flat_and_small(details):
+        return dict(details)
+    safe = to_safe_data(dict(details), **DETAIL_LIMITS)
+    return safe if isinstance(safe, dict) else {}
+
+
+def _flat_and_small(details: Mapping[str, Any]) -> bool:
+    if len(details) > DETAIL_LIMITS["max_items"]:
+        return False
+    budget = DETAIL_LIMITS["max_total"]
+    for key, value in details.items():
+        kind = type(value)
+        if type(key) is not str or not key.isascii():
+            return False
+        budget -= len(key) + 1
+        if kind is str:
+            if len(value) > DETAIL_LIMITS["max_string"] or not value.isascii():
+                return False
+            budget -= len(value)
+        elif not (
+            value is None
+            or kind is bool
+            or (kind is int and -(2**53) <= value <= 2**53)
+            or (kind is float and math.isfinite(value))
+        ):
+            return False
+    return budget >= 0
 
 
 def check_view(
@@ -83,6 +133,7 @@ def check_view(
         "score": score,
         "threshold": float(threshold) if _number(threshold) else None,
         "metrics": dict(metrics),
+        "details": clip_details(details),
     }
 
 
