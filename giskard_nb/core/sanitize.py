@@ -48,9 +48,12 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
+from pydantic_core import to_json
+
 __all__ = [
     "LIMITS",
     "SafeDataLimits",
+    "limit_from_env",
     "limits_from_env",
     "terminal_text",
     "to_safe_data",
@@ -79,6 +82,15 @@ class SafeDataLimits:
 
 #: The default caps (before the environment variables are applied).
 LIMITS = SafeDataLimits()
+
+
+def limit_from_env(name: str) -> int:
+    """One cap of ``limits_from_env()`` (``"max_string"``...), reading its one environment variable
+    (what a check made on every reply needs)."""
+    text = os.environ.get(_ENV[name])
+    if not text:
+        return getattr(LIMITS, name)
+    return getattr(_env_limits(tuple(text if f == name else None for f in _ENV)), name)
 
 
 def limits_from_env(**overrides: int | None) -> SafeDataLimits:
@@ -116,7 +128,12 @@ def valid_unicode(text: str) -> str:
 def valid_unicode_data(value: Any) -> Any:
     """``value`` with ``valid_unicode`` applied to every string and dict key inside dicts, lists and
     tuples (other values are kept as they are; no caps)."""
-    try:  # checked at C speed: in the common case there is nothing to replace
+    # the common case, checked in Rust: pydantic's serializer refuses a lone surrogate (it fails on
+    # objects it cannot serialise too: those are read again below)
+    with contextlib.suppress(Exception):
+        to_json(value)
+        return value
+    try:  # checked at C speed (unknown objects skipped)
         _CHECKER.encode(value).encode()
     except UnicodeEncodeError:  # a surrogate somewhere
         return _fix_unicode(value)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,7 +43,8 @@ def new_id() -> str:
         | 0b10 << 62
         | rand & _LOW_MASK
     )
-    return str(uuid.UUID(int=value))
+    h = f"{value:032x}"  # str(uuid.UUID(int=value)), without building the UUID
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 _MILLIS_MASK = (1 << 48) - 1
