@@ -48,8 +48,6 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from pydantic_core import to_json
-
 __all__ = [
     "LIMITS",
     "SafeDataLimits",
@@ -128,12 +126,7 @@ def valid_unicode(text: str) -> str:
 def valid_unicode_data(value: Any) -> Any:
     """``value`` with ``valid_unicode`` applied to every string and dict key inside dicts, lists and
     tuples (other values are kept as they are; no caps)."""
-    # the common case, checked in Rust: pydantic's serializer refuses a lone surrogate (it fails on
-    # objects it cannot serialise too: those are read again below)
-    with contextlib.suppress(Exception):
-        to_json(value)
-        return value
-    try:  # checked at C speed (unknown objects skipped)
+    try:  # checked at C speed: in the common case there is nothing to replace
         _CHECKER.encode(value).encode()
     except UnicodeEncodeError:  # a surrogate somewhere
         return _fix_unicode(value)

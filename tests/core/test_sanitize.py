@@ -143,6 +143,9 @@ def test_valid_unicode_data_keeps_plain_data_and_objects_as_they_are():
     cycle: list = []
     cycle.append(cycle)
     assert valid_unicode_data(cycle) is cycle
+    turns = (m for m in [{"role": "user", "content": "hi"}])  # not read: the model reads it
+    assert valid_unicode_data({"messages": turns})["messages"] is turns
+    assert list(turns) == [{"role": "user", "content": "hi"}]
 
 
 def test_one_cap_from_the_environment(monkeypatch):

@@ -13,6 +13,7 @@ from giskard_nb.errors import GiskardValidationError
 
 __all__ = [
     "SCHEMA_VERSION",
+    "VALID_UNICODE",
     "HubModel",
     "HubRecord",
     "bind_record",
@@ -27,6 +28,12 @@ __all__ = [
 #: evaluation result wraps its ScenarioResult instead of copying status, checks, usage... from it, and
 #: a scan attempt stores the engine's ``Attempt`` whole (``{"attempt": ...}``); 1: copies, fields flat.
 SCHEMA_VERSION = 2
+
+
+#: A validation context key (``build(..., context={VALID_UNICODE: True})``): the data's text is known
+#: to be valid Unicode (read from a stored row by a reader that refuses lone surrogates), so models
+#: may skip checking it again.
+VALID_UNICODE = "valid_unicode"
 
 
 def new_id() -> str:
@@ -117,10 +124,17 @@ def reveal_or_mask(value: Any, info: SerializationInfo) -> Any:
     return mask_values(value)
 
 
-def build(model: type[BaseModel], data: dict[str, Any], what: str | None = None) -> Any:
-    """``model.model_validate(data)``, with pydantic's errors turned into one readable message."""
+def build(
+    model: type[BaseModel],
+    data: dict[str, Any],
+    what: str | None = None,
+    *,
+    context: dict[str, Any] | None = None,
+) -> Any:
+    """``model.model_validate(data, context=context)``, with pydantic's errors turned into one
+    readable message."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         raise GiskardValidationError(
             f"invalid {what or model.__name__}: {format_validation_error(exc)}"
