@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from giskard_nb.core.sanitize import limits_from_env, to_safe_data, valid_unicode
+from giskard_nb.core.sanitize import limit_from_env, to_safe_data, valid_unicode
 from giskard_nb.errors import AgentError
 
 __all__ = ["ROLES", "AgentOutput", "ChatMessage", "to_agent_output"]
@@ -88,7 +88,7 @@ class AgentOutput(_Value):
     @field_validator("response")
     @classmethod
     def _capped_reply(cls, response: ChatMessage) -> ChatMessage:
-        if len(response.content) <= limits_from_env().max_string:
+        if len(response.content) <= limit_from_env("max_string"):
             return response
         return response.model_copy(update={"content": to_safe_data(response.content)})
 

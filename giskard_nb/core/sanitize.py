@@ -51,6 +51,7 @@ from typing import Any
 __all__ = [
     "LIMITS",
     "SafeDataLimits",
+    "limit_from_env",
     "limits_from_env",
     "terminal_text",
     "to_safe_data",
@@ -79,6 +80,15 @@ class SafeDataLimits:
 
 #: The default caps (before the environment variables are applied).
 LIMITS = SafeDataLimits()
+
+
+def limit_from_env(name: str) -> int:
+    """One cap of ``limits_from_env()`` (``"max_string"``...), reading its one environment variable
+    (what a check made on every reply needs)."""
+    text = os.environ.get(_ENV[name])
+    if not text:
+        return getattr(LIMITS, name)
+    return getattr(_env_limits(tuple(text if f == name else None for f in _ENV)), name)
 
 
 def limits_from_env(**overrides: int | None) -> SafeDataLimits:

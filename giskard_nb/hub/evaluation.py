@@ -74,17 +74,20 @@ logger = logging.getLogger(__name__)
 
 def agent_outputs(
     agent: AgentFn, roles: dict[str, str] | None = None
-) -> Callable[[list[dict[str, str]], Trace], Awaitable[Interaction]]:
-    """The ``outputs`` of a test case's interaction: the agent's reply as an ``Interaction`` (its text
-    as outputs, its metadata as plain JSON). ``roles`` receives, by test case id, the role of a reply
+) -> Callable[[list[dict[str, str]], Trace], Awaitable[Interaction | str]]:
+    """The ``outputs`` of a test case's interaction: the agent's reply text, as an ``Interaction``
+    with its metadata (as plain JSON) when it has some (without, the core builds the interaction
+    itself: one model fewer per test case). ``roles`` receives, by test case id, the role of a reply
     that is not the assistant's."""
 
     @agent_input("messages")  # the test case's conversation, as the agent convention reads it
-    async def call_agent(inputs: list[dict[str, str]], trace: Trace) -> Interaction:
+    async def call_agent(inputs: list[dict[str, str]], trace: Trace) -> Interaction | str:
         output = await agent(inputs)
         if roles is not None and output.response.role != "assistant":
             roles[trace.annotations["test_case_id"]] = output.response.role
-        metadata = json.loads(json.dumps(output.metadata, default=str)) if output.metadata else {}
+        if not output.metadata:
+            return output.content
+        metadata = json.loads(json.dumps(output.metadata, default=str))
         return Interaction(inputs=inputs, outputs=output.content, metadata=metadata)
 
     return call_agent

@@ -130,6 +130,39 @@ def test_lone_surrogates_are_replaced_and_pairs_kept():
     json.dumps(out).encode("utf-8")
 
 
+def test_valid_unicode_data_keeps_plain_data_and_objects_as_they_are():
+    plain = {"messages": [{"role": "user", "content": "ok é \U0001f600"}], "n": (1, 2.5, None)}
+    assert valid_unicode_data(plain) is plain  # nothing to replace: the same object back
+
+    class Opaque:  # not plain data: kept, and the text around it still made valid
+        pass
+
+    thing = Opaque()
+    out = valid_unicode_data({"k\udfff": [thing, "x\ud800"], 3: b"\xff"})
+    assert out == {"k\ufffd": [thing, "x\ufffd"], 3: b"\xff"}
+    cycle: list = []
+    cycle.append(cycle)
+    assert valid_unicode_data(cycle) is cycle
+    turns = (m for m in [{"role": "user", "content": "hi"}])  # not read: the model reads it
+    assert valid_unicode_data({"messages": turns})["messages"] is turns
+    assert list(turns) == [{"role": "user", "content": "hi"}]
+
+
+def test_one_cap_from_the_environment(monkeypatch):
+    from giskard_nb.core.sanitize import LIMITS, limit_from_env
+
+    monkeypatch.delenv("GISKARD_NB_MAX_STRING", raising=False)
+    assert limit_from_env("max_string") == LIMITS.max_string
+    monkeypatch.setenv("GISKARD_NB_MAX_STRING", "7")
+    monkeypatch.setenv("GISKARD_NB_MAX_ITEMS", "3")
+    assert limit_from_env("max_string") == 7 and limit_from_env("max_items") == 3
+    assert limit_from_env("max_depth") == LIMITS.max_depth
+    monkeypatch.setenv("GISKARD_NB_MAX_STRING", "0")
+    assert limit_from_env("max_string") == 1
+    monkeypatch.setenv("GISKARD_NB_MAX_STRING", "not a number")
+    assert limit_from_env("max_string") == LIMITS.max_string
+
+
 def test_sizes_are_capped_with_visible_markers():
     assert to_safe_data("a" * 20, max_string=5) == "aaaaa…<truncated: 15 more characters>"
     assert to_safe_data(list(range(10)), max_items=3) == [0, 1, 2, "<truncated: 7 more items>"]

@@ -47,6 +47,8 @@ def test_local_evaluation_end_to_end(hub: Hub, setup) -> None:
     trace = failed.scenario_result.final_trace
     assert trace.last.outputs == failed.agent_output.content
     assert trace.last.inputs == [{"role": "user", "content": "Do you ship abroad?"}]
+    # a reply without metadata: the interaction the core builds, timed like one with metadata
+    assert trace.last.metadata == {} and trace.last.latency_s is not None
     assert failed.duration_ms > 0 and failed.created_at.tzinfo is not None
     assert hub.evaluations.list(project_id=project.id) == [evaluation]
 
@@ -102,6 +104,8 @@ async def test_async_agent_multi_turn_and_metadata_checks(mem_hub: Hub) -> None:
     assert [c.status for c in result.checks] == ["pass", "pass"]
     assert result.messages[-1].content == "Say that again"
     assert result.agent_output.metadata["at"].startswith("2025-01-01")  # stored as text
+    last = result.scenario_result.final_trace.last
+    assert last.inputs == conversation and last.latency_s is not None
 
 
 def test_remote_evaluation(hub: Hub, setup, agent_server: AgentServer) -> None:

@@ -92,6 +92,25 @@ def test_a_newer_record_is_refused_with_a_clear_error(hub: Hub) -> None:
         hub.projects.retrieve(project.id)
 
 
+def test_stored_json_with_a_lone_surrogate_escape_or_broken_is_read_or_named(mem_hub: Hub) -> None:
+    project = mem_hub.projects.create("p")
+    dataset = mem_hub.datasets.upload(project.id, [{"messages": "hello"}], name="d")
+    case = mem_hub.test_cases.list(dataset.id)[0]
+    t = schema.test_cases
+    with mem_hub._db.read() as conn:
+        data = json.loads(conn.execute(sa.select(t.c.data).where(t.c.id == case.id)).scalar())
+    data["messages"][0]["content"] = "hi \ud800 there"  # JSON readers differ on its escape
+    data["name"] = "n\u00e9"
+    with mem_hub._db.write() as conn:
+        conn.execute(sa.update(t).where(t.c.id == case.id).values(data=json.dumps(data)))
+    again = mem_hub.test_cases.retrieve(case.id)
+    assert again.messages[0].content == "hi \ufffd there" and again.name == "n\u00e9"
+    with mem_hub._db.write() as conn:
+        conn.execute(sa.update(t).where(t.c.id == case.id).values(data='{"messages": [{"rol'))
+    with pytest.raises(HubError, match=f"stored row '{case.id}' of hub_test_cases cannot be read"):
+        mem_hub.test_cases.retrieve(case.id)
+
+
 def test_a_newer_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "hub.db"
     Hub(path).close()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,6 +13,7 @@ from giskard_nb.errors import GiskardValidationError
 
 __all__ = [
     "SCHEMA_VERSION",
+    "VALID_UNICODE",
     "HubModel",
     "HubRecord",
     "bind_record",
@@ -30,6 +30,12 @@ __all__ = [
 SCHEMA_VERSION = 2
 
 
+#: A validation context key (``build(..., context={VALID_UNICODE: True})``): the data's text is known
+#: to be valid Unicode (read from a stored row by a reader that refuses lone surrogates), so models
+#: may skip checking it again.
+VALID_UNICODE = "valid_unicode"
+
+
 def new_id() -> str:
     """A new record id: a time-ordered UUID (version 7, RFC 9562: 48 bits of Unix milliseconds, then
     74 random bits). Records written together get neighbouring ids, so a batch of 10^3 results
@@ -44,7 +50,8 @@ def new_id() -> str:
         | 0b10 << 62
         | rand & _LOW_MASK
     )
-    return str(uuid.UUID(int=value))
+    h = f"{value:032x}"  # str(uuid.UUID(int=value)), without building the UUID
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 _MILLIS_MASK = (1 << 48) - 1
@@ -117,10 +124,17 @@ def reveal_or_mask(value: Any, info: SerializationInfo) -> Any:
     return mask_values(value)
 
 
-def build(model: type[BaseModel], data: dict[str, Any], what: str | None = None) -> Any:
-    """``model.model_validate(data)``, with pydantic's errors turned into one readable message."""
+def build(
+    model: type[BaseModel],
+    data: dict[str, Any],
+    what: str | None = None,
+    *,
+    context: dict[str, Any] | None = None,
+) -> Any:
+    """``model.model_validate(data, context=context)``, with pydantic's errors turned into one
+    readable message."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         raise GiskardValidationError(
             f"invalid {what or model.__name__}: {format_validation_error(exc)}"

@@ -8,6 +8,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     SerializationInfo,
+    ValidationInfo,
     field_serializer,
     field_validator,
     model_validator,
@@ -17,7 +18,7 @@ from giskard_nb.core.reply import to_agent_output
 from giskard_nb.core.sanitize import valid_unicode_data
 from giskard_nb.errors import AgentError, GiskardValidationError
 from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
-from giskard_nb.hub.models.base import HubModel, HubRecord, reveal_or_mask
+from giskard_nb.hub.models.base import VALID_UNICODE, HubModel, HubRecord, reveal_or_mask
 
 __all__ = ["CheckSpec", "Comment", "Dataset", "HubTestCase"]
 
@@ -120,13 +121,14 @@ class HubTestCase(HubRecord):
 
     @model_validator(mode="before")
     @classmethod
-    def _trailing_reply(cls, data: Any) -> Any:
+    def _trailing_reply(cls, data: Any, info: ValidationInfo) -> Any:
         if not isinstance(data, dict):
             return data
         if isinstance(data.get("messages"), str):  # one string: the user's message
             data = {**data, "messages": [{"role": "user", "content": data["messages"]}]}
-        # user text (uploads, create): a lone surrogate would make the stored JSON unreadable
-        data = {**data, **valid_unicode_data({k: data[k] for k in _TEXT_FIELDS if k in data})}
+        if not (info.context or {}).get(VALID_UNICODE):  # a stored row read as valid: not again
+            # user text (uploads, create): a lone surrogate would make the stored JSON unreadable
+            data = {**data, **valid_unicode_data({k: data[k] for k in _TEXT_FIELDS if k in data})}
         if not isinstance(data.get("messages"), list):
             return data
         messages = list(data["messages"])
