@@ -80,6 +80,37 @@ def add_missing_indexes(conn: sa.Connection, metadata: sa.MetaData) -> list[str]
     return added
 
 
+def _rewrite(
+    conn: sa.Connection,
+    where: Any,
+    update: Any,
+    convert: Callable[[Any], dict[str, Any]],
+    what: str,
+) -> int:
+    """Rewrite the evaluation results matching ``where``, ``_BATCH`` rows at a time in id order: each
+    row's ``convert(row)`` gives the parameters of ``update``. A row that cannot be read is left as it
+    is (reading it later says why) and logged with ``what``. Returns how many were rewritten."""
+    from giskard_nb.hub import schema
+
+    t = schema.results
+    done, last = 0, ""
+    while True:
+        query = sa.select(t).where(where, t.c.id > last).order_by(t.c.id).limit(_BATCH)
+        rows = conn.execute(query).mappings().all()
+        if not rows:
+            return done
+        last = rows[-1]["id"]
+        updates = []
+        for row in rows:
+            try:
+                updates.append(convert(row))
+            except Exception as exc:  # a damaged row: kept, reading it reports the problem
+                logger.warning("evaluation result %s: %s: %s", row["id"], what, exc)
+        if updates:
+            conn.execute(update, updates)
+            done += len(updates)
+
+
 def upgrade_evaluation_results(conn: sa.Connection, below: int) -> int:
     """Rewrite evaluation results written before schema version 2 (which copied status, checks,
     usage... beside their ScenarioResult) as version-2 rows with their index columns; returns how
@@ -88,31 +119,13 @@ def upgrade_evaluation_results(conn: sa.Connection, below: int) -> int:
     from giskard_nb.hub.result_rows import read_model, result_row
 
     t = schema.results
-    update = sa.update(t).where(t.c.id == sa.bindparam("old_id"))
-    done, last = 0, ""
-    while True:
-        rows = (
-            conn.execute(
-                sa.select(t)
-                .where(t.c.schema_version < below, t.c.id > last)
-                .order_by(t.c.id)
-                .limit(_BATCH)
-            )
-            .mappings()
-            .all()
-        )
-        if not rows:
-            return done
-        last = rows[-1]["id"]
-        updates = []
-        for row in rows:
-            try:
-                updates.append({**result_row(read_model(row)), "old_id": row["id"]})
-            except Exception as exc:  # a damaged row: kept, reading it reports the problem
-                logger.warning("evaluation result %s left unconverted: %s", row["id"], exc)
-        if updates:
-            conn.execute(update, updates)
-            done += len(updates)
+    return _rewrite(
+        conn,
+        t.c.schema_version < below,
+        sa.update(t).where(t.c.id == sa.bindparam("old_id")),
+        lambda row: {**result_row(read_model(row)), "old_id": row["id"]},
+        "left unconverted",
+    )
 
 
 def fill_result_reasons(conn: sa.Connection) -> int:
@@ -122,37 +135,20 @@ def fill_result_reasons(conn: sa.Connection) -> int:
     from giskard_nb.hub import schema
     from giskard_nb.hub.result_rows import read_model
 
+    def convert(row: Any) -> dict[str, Any]:
+        result = read_model(row)
+        return {"row_id": row["id"], "new_reason": result.reason, "new_error": result.error}
+
     t = schema.results
-    update = (
+    return _rewrite(
+        conn,
+        sa.and_(t.c.reason.is_(None), t.c.status != "pass"),
         sa.update(t)
         .where(t.c.id == sa.bindparam("row_id"))
-        .values(reason=sa.bindparam("new_reason"), error=sa.bindparam("new_error"))
+        .values(reason=sa.bindparam("new_reason"), error=sa.bindparam("new_error")),
+        convert,
+        "reason not stored",
     )
-    done, last = 0, ""
-    while True:
-        query = (
-            sa.select(t)
-            .where(t.c.reason.is_(None), t.c.status != "pass", t.c.id > last)
-            .order_by(t.c.id)
-            .limit(_BATCH)
-        )
-        rows = conn.execute(query).mappings().all()
-        if not rows:
-            return done
-        last = rows[-1]["id"]
-        updates = []
-        for row in rows:
-            try:
-                result = read_model(row)
-            except Exception as exc:  # a damaged row: kept, reading it reports the problem
-                logger.warning("evaluation result %s: reason not stored: %s", row["id"], exc)
-                continue
-            updates.append(
-                {"row_id": row["id"], "new_reason": result.reason, "new_error": result.error}
-            )
-        if updates:
-            conn.execute(update, updates)
-            done += len(updates)
 
 
 #: Per table: how its records are brought up to this schema version (``fn(conn, below=version)``).
