@@ -44,10 +44,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kb",),  # knowledge bases: chunking, search, topics
     ("scan",),  # the vulnerability-scan engine
     ("dataset_generation", "input_generators"),  # test cases from personas/documents; UserSimulator
-    ("frames",),  # DataFrames of results and scans
-    ("charts",),  # Plotly figures of results, evaluations and scans
     ("schedule",),  # recurring jobs: timing, clock, reports (the Hub stores the schedules)
-    ("hub",),  # the local Hub: storage around the engines
+    ("hub",),  # the local Hub: storage around the engines; it declares its stored columns
+    ("frames",),  # DataFrames of results, scans and Hub records
+    ("charts",),  # Plotly figures of results, evaluations and scans
     ("widgets",),  # ipywidgets views
     ("report",),  # self-contained HTML reports and the read-only local viewer
     ("testing", "demo"),  # fakes for tests; the bundled demo
@@ -75,6 +75,31 @@ UPWARD_ALLOWED: tuple[Arrow, ...] = (
     Arrow("giskard_nb.scan.result", "giskard_nb.frames.scans", f"{_DISPLAY} *_dataframe()"),
     Arrow(
         "giskard_nb.scan.result", "giskard_nb.charts", f"{_DISPLAY} plot_grid(), plot_grade_card()"
+    ),
+    *(
+        Arrow(f"giskard_nb.hub.{module}", "giskard_nb.frames.hub_records", f"{_DISPLAY} {method}")
+        for module, method in (
+            ("audit", "AuditLog.to_dataframe()"),
+            ("comparison", "EvaluationComparison.to_dataframe()"),
+            ("resources.knowledge_bases", "to_dataframe()"),
+            ("resources.playground_chats", "to_dataframe()"),
+            ("resources.scenarios", "to_dataframe()"),
+            ("resources.scheduled_evaluations", "to_dataframe()"),
+            ("resources.tasks", "to_dataframe()"),
+        )
+    ),
+    Arrow("giskard_nb.hub.resources.datasets", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
+    Arrow("giskard_nb.hub.resources.test_cases", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
+    Arrow(
+        "giskard_nb.hub.resources.results",
+        "giskard_nb.frames.hub_results",
+        f"{_DISPLAY} to_dataframe() (the frame reads the Hub's declared result columns)",
+    ),
+    Arrow("giskard_nb.hub.models.evaluation", "giskard_nb.charts", f"{_DISPLAY} plot_*()"),
+    Arrow(
+        "giskard_nb.hub.resources.knowledge_bases",
+        "giskard_nb.charts.topics",
+        f"{_DISPLAY} plot_topics()",
     ),
     Arrow(
         "giskard_nb.checks",
