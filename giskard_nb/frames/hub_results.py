@@ -1,12 +1,9 @@
 """DataFrames of Hub evaluation results, built from plain column data (pandas is imported inside).
 
-``results_frame(records)`` — one row per result:
-  evaluation_id, result_id, test_case_id, status (Categorical pass/fail/error/skip), failure_category,
-  failure_category_title, failure_category_source, question (the last user message), agent_output,
-  agent_metadata (JSON), error (why it errored: the agent's error, else the first erroring check),
-  reason (why it did not pass, ``giskard_nb.core.reasons.case_reason``; empty when it passed),
-  n_checks, n_failed_checks, duration_ms (float), prompt_tokens, completion_tokens, total_tokens,
-  llm_calls, cost_usd (float), tags (JSON), messages (JSON), created_at (UTC).
+``results_frame(records)`` — one row per result: the columns the Hub declares
+  (``giskard_nb.hub.result_columns``, in its order; ``id`` is named ``result_id`` here), typed by
+  their kind: status a Categorical pass/fail/error/skip, integers int64, floats float (NaN when
+  none), created_at UTC, JSON and other text as they are stored.
 ``checks_frame(records)`` — one row per check result:
   evaluation_id, result_id, test_case_id, result_status, check_name, check_kind, status, message,
   score and threshold (float, NaN when the check reports none), metrics (JSON), created_at (UTC).

@@ -7,8 +7,10 @@ the *index columns*: extracted when a result is written (``hub.result_rows.index
 nullable, so that an older database gains them empty (``giskard_nb.hub.migrate``); the others are
 the row's own columns (``giskard_nb.hub.schema.results``).
 
-To store a new field of a result and show it in the DataFrame: add its entry here and its value in
-``index_values`` (the table gains the column, the frame reads it).
+To store a new field of a result and show it in the DataFrame: add its entry here (the table gains
+the column, the frame reads it with its kind's dtype), its value in ``index_values``, raise
+``hub.migrate.TABLE_LAYOUT`` (so that an older file gains the column, empty) and name it in
+docs/hub.md ("Results as DataFrames").
 """
 
 from __future__ import annotations
@@ -34,14 +36,14 @@ RESULT_COLUMNS: tuple[ResultColumn, ...] = (
     ResultColumn("id", "text", index=False),
     ResultColumn("test_case_id", "text", index=False),
     ResultColumn("status", "status", index=False),
-    ResultColumn("failure_category", "text", index=False),
+    ResultColumn("failure_category", "text", index=False),  # its identifier
     ResultColumn("failure_category_title", "text"),
-    ResultColumn("failure_category_source", "text"),
-    ResultColumn("question", "text"),
+    ResultColumn("failure_category_source", "text"),  # llm, rule or user
+    ResultColumn("question", "text"),  # the last user message
     ResultColumn("agent_output", "text"),
     ResultColumn("agent_metadata", "text"),  # JSON
-    ResultColumn("error", "text"),
-    ResultColumn("reason", "text"),  # giskard_nb.core.reasons.case_reason
+    ResultColumn("error", "text"),  # the agent's error, else the first erroring check's
+    ResultColumn("reason", "text"),  # core.reasons.case_reason; empty when it passed
     ResultColumn("n_checks", "integer"),
     ResultColumn("n_failed_checks", "integer"),
     ResultColumn("duration_ms", "float"),
