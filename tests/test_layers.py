@@ -14,6 +14,8 @@ Rules:
 - Every package's docstring opens with a paragraph that says what it holds and ends with
   ``May import: a, b, c.`` — the packages it imports from (checked against the code and the layers).
 
+The checker's own tests (it can fail) are in tests/test_layers_checker.py.
+
 To add a package: put it in ``LAYERS``. To add an upward arrow: don't — move the code down, or, for a
 display convenience, add an entry to ``UPWARD_ALLOWED`` saying why.
 """
@@ -44,10 +46,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kb",),  # knowledge bases: chunking, search, topics
     ("scan",),  # the vulnerability-scan engine
     ("dataset_generation", "input_generators"),  # test cases from personas/documents; UserSimulator
-    ("frames",),  # DataFrames of results and scans
-    ("charts",),  # Plotly figures of results, evaluations and scans
     ("schedule",),  # recurring jobs: timing, clock, reports (the Hub stores the schedules)
-    ("hub",),  # the local Hub: storage around the engines
+    ("hub",),  # the local Hub: storage around the engines; it declares its stored columns
+    ("frames",),  # DataFrames of results, scans and Hub records
+    ("charts",),  # Plotly figures of results, evaluations and scans
     ("widgets",),  # ipywidgets views
     ("report",),  # self-contained HTML reports and the read-only local viewer
     ("testing", "demo"),  # fakes for tests; the bundled demo
@@ -66,6 +68,19 @@ class Arrow(NamedTuple):
 
 _DISPLAY = "display convenience: lazy import inside"
 
+_RECORDS = ("frames.hub_records", "to_dataframe()")
+#: The Hub's display conveniences (module, module of frames or charts, method): frames and charts
+#: sit above the Hub and read its records; the results' frame follows the Hub's declared columns.
+_HUB_VIEWS = (
+    *((m, *_RECORDS) for m in ("audit", "comparison", "resources.knowledge_bases")),
+    *((f"resources.{m}", *_RECORDS) for m in ("playground_chats", "scenarios", "tasks")),
+    ("resources.scheduled_evaluations", *_RECORDS),
+    *((f"resources.{m}", "frames", "to_dataframe()") for m in ("datasets", "test_cases")),
+    ("resources.results", "frames.hub_results", "to_dataframe()"),
+    ("models.evaluation", "charts", "plot_*()"),
+    ("resources.knowledge_bases", "charts.topics", "plot_topics()"),
+)
+
 #: The upward arrows allowed. Each must be an import inside a function (lazy).
 UPWARD_ALLOWED: tuple[Arrow, ...] = (
     Arrow("giskard_nb.core.scenario_result", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
@@ -76,6 +91,7 @@ UPWARD_ALLOWED: tuple[Arrow, ...] = (
     Arrow(
         "giskard_nb.scan.result", "giskard_nb.charts", f"{_DISPLAY} plot_grid(), plot_grade_card()"
     ),
+    *(Arrow(f"giskard_nb.hub.{a}", f"giskard_nb.{b}", f"{_DISPLAY} {c}") for a, b, c in _HUB_VIEWS),
     Arrow(
         "giskard_nb.checks",
         "giskard_nb",
@@ -307,86 +323,3 @@ def test_the_top_level_docstring_draws_the_layers():
     )
     layers = tuple(tuple(n.strip() for n in part.split(",")) for part in drawn.group(1).split("→"))
     assert layers == LAYERS[:-1], "the layers in giskard_nb's docstring differ from LAYERS"
-
-
-# -- the checker can fail ----------------------------------------------------------------------------
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root / "pkg"
-
-
-def test_the_checker_finds_a_new_circle_and_a_new_upward_import(tmp_path):
-    pkg = _write(
-        tmp_path,
-        {
-            "pkg/__init__.py": '"""Root. May import: low, high."""\n',
-            "pkg/low/__init__.py": '"""Low. May import: nothing."""\n',
-            "pkg/low/a.py": "from pkg.high import b\n",
-            "pkg/high/__init__.py": "",
-            "pkg/high/b.py": "from ..low import a\n",
-        },
-    )
-    graph = import_graph(pkg)
-    assert graph.arrows == {("pkg.low.a", "pkg.high.b"): True, ("pkg.high.b", "pkg.low.a"): True}
-    layers = (("low",), ("high",), ("pkg",))
-    assert upward_arrows(graph, layers) == [("pkg.low.a", "pkg.high.b")]
-    assert cross_package_circles(graph, set()) == [["pkg.high.b", "pkg.low.a"]]
-    assert cross_package_circles(graph, {("pkg.low.a", "pkg.high.b")}) == []
-
-
-def test_the_checker_counts_function_imports_and_skips_type_checking(tmp_path):
-    pkg = _write(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/low/__init__.py": "",
-            "pkg/low/a.py": (
-                "from typing import TYPE_CHECKING\n"
-                "if TYPE_CHECKING:\n    from pkg.high.c import C\n"
-                "def plot():\n    from pkg.high import b\n    return b\n"
-            ),
-            "pkg/high/__init__.py": "",
-            "pkg/high/b.py": "import pkg.low.a\n",
-            "pkg/high/c.py": "from pkg.low.a import plot\n",
-        },
-    )
-    graph = import_graph(pkg)
-    assert graph.arrows == {
-        ("pkg.low.a", "pkg.high.b"): False,  # inside a function: lazy
-        ("pkg.high.b", "pkg.low.a"): True,
-        ("pkg.high.c", "pkg.low.a"): True,
-    }
-    layers = (("low",), ("high",), ("pkg",))
-    assert upward_arrows(graph, layers) == [("pkg.low.a", "pkg.high.b")]
-    assert [len(c) for c in cross_package_circles(graph, set())] == [2]
-
-
-def test_a_circle_inside_one_package_is_not_a_circle_between_packages(tmp_path):
-    pkg = _write(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/a.py": "from pkg import b\n",
-            "pkg/b.py": "def f():\n    from pkg.a import x\n",
-        },
-    )
-    graph = import_graph(pkg)
-    assert set(graph.arrows) == {("pkg.a", "pkg.b"), ("pkg.b", "pkg.a")}
-    assert cross_package_circles(graph, set()) == []
-
-
-def test_may_import_reads_the_first_paragraph():
-    assert may_import("Checks. May import: core, llm and errors.\n\nMore.") == {
-        "core",
-        "llm",
-        "errors",
-    }
-    assert may_import("Errors. May import: nothing.") == set()
-    assert may_import("Data. May import: nothing else.") == set()
-    assert may_import("Checks.\n\nMay import: core.") is None
-    assert may_import(None) is None

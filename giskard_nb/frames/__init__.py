@@ -1,7 +1,8 @@
 """``to_dataframe``: every result-bearing object as a tidy pandas DataFrame; the one home of the
 DataFrame helpers (scenario and suite results in ``frames.results``, scans in ``frames.scans``, the
 Hub's evaluation results in ``frames.hub_results`` and its other records in ``frames.hub_records``,
-the shared cells and dtypes in ``frames._common``). May import: errors, palette, core and scan.
+the shared cells and dtypes in ``frames._common``). May import: errors, palette, core, scan and hub;
+the Hub declares the stored result columns that ``frames.hub_results`` shows.
 
 Columns are documented where each frame is built (``giskard_nb.frames.results`` for scenario and suite
 results). The rules everywhere: one row per unit, check results in long format, ``status`` columns are

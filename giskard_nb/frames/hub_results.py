@@ -1,20 +1,18 @@
 """DataFrames of Hub evaluation results, built from plain column data (pandas is imported inside).
 
-``results_frame(records)`` — one row per result:
-  evaluation_id, result_id, test_case_id, status (Categorical pass/fail/error/skip), failure_category,
-  failure_category_title, failure_category_source, question (the last user message), agent_output,
-  agent_metadata (JSON), error (why it errored: the agent's error, else the first erroring check),
-  reason (why it did not pass, ``giskard_nb.core.reasons.case_reason``; empty when it passed),
-  n_checks, n_failed_checks, duration_ms (float), prompt_tokens, completion_tokens, total_tokens,
-  llm_calls, cost_usd (float), tags (JSON), messages (JSON), created_at (UTC).
+``results_frame(records)`` — one row per result: the columns the Hub declares
+  (``giskard_nb.hub.result_columns``, in its order; ``id`` is named ``result_id`` here), typed by
+  their kind: status a Categorical pass/fail/error/skip, integers int64, floats float (NaN when
+  none), created_at UTC, JSON and other text as they are stored.
 ``checks_frame(records)`` — one row per check result:
   evaluation_id, result_id, test_case_id, result_status, check_name, check_kind, status, message,
   score and threshold (float, NaN when the check reports none), metrics (JSON), created_at (UTC).
 
-The rows are plain sequences of values in column order (the Hub reads them straight from its index
-columns, ``giskard_nb.hub.result_rows``): this module knows nothing of the Hub's storage. Rows are
-turned into columns at C speed (``zip``), the frame's strings are the rows' own (no copies), and the
-garbage collector is paused meanwhile (``giskard_nb.core.collector.paused``).
+The rows are plain sequences of values in column order (the Hub reads them straight from its
+index columns, ``giskard_nb.hub.result_rows``). The results' columns and their kinds are the Hub's
+declaration (``giskard_nb.hub.result_columns``): a field the Hub stores shows in the frame with no
+change here. Rows are turned into columns at C speed (``zip``), the frame's strings are the rows'
+own (no copies), and the garbage collector is paused meanwhile (``core.collector.paused``).
 """
 
 from __future__ import annotations
@@ -24,37 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 from giskard_nb.core.collector import paused
 from giskard_nb.frames._common import STATUSES
+from giskard_nb.hub.result_columns import RESULT_COLUMNS as STORED_RESULT_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["CHECK_COLUMNS", "RESULT_COLUMNS", "checks_frame", "results_frame"]
 
-RESULT_COLUMNS = (
-    "evaluation_id",
-    "result_id",
-    "test_case_id",
-    "status",
-    "failure_category",
-    "failure_category_title",
-    "failure_category_source",
-    "question",
-    "agent_output",
-    "agent_metadata",
-    "error",
-    "reason",
-    "n_checks",
-    "n_failed_checks",
-    "duration_ms",
-    "prompt_tokens",
-    "completion_tokens",
-    "total_tokens",
-    "llm_calls",
-    "cost_usd",
-    "tags",
-    "messages",
-    "created_at",
-)
+#: The results' columns: the Hub's declaration of its stored result columns, in its order
+#: (``giskard_nb.hub.result_columns``; its ``id`` is the frame's ``result_id``).
+RESULT_COLUMNS = tuple("result_id" if c.name == "id" else c.name for c in STORED_RESULT_COLUMNS)
 CHECK_COLUMNS = (
     "evaluation_id",
     "result_id",
@@ -69,15 +46,9 @@ CHECK_COLUMNS = (
     "metrics",
     "created_at",
 )
-_INTEGERS = (
-    "n_checks",
-    "n_failed_checks",
-    "prompt_tokens",
-    "completion_tokens",
-    "total_tokens",
-    "llm_calls",
-)
-_FLOATS = ("duration_ms", "cost_usd", "score", "threshold")
+_STATUS_COLUMNS = tuple(c.name for c in STORED_RESULT_COLUMNS if c.kind == "status")
+_INTEGERS = tuple(c.name for c in STORED_RESULT_COLUMNS if c.kind == "integer")
+_FLOATS = (*(c.name for c in STORED_RESULT_COLUMNS if c.kind == "float"), "score", "threshold")
 
 
 def results_frame(
@@ -86,7 +57,7 @@ def results_frame(
     """One row per result; each of ``rows`` holds the values of ``RESULT_COLUMNS``, in that order,
     but for the columns given in ``same`` (one value for every row, such as the evaluation id)."""
     return _frame(
-        rows, RESULT_COLUMNS, status_columns=("status",), integers=_INTEGERS, same=same or {}
+        rows, RESULT_COLUMNS, status_columns=_STATUS_COLUMNS, integers=_INTEGERS, same=same or {}
     )
 
 

@@ -19,9 +19,9 @@ from pydantic_core import PydanticSerializationError, from_json, to_json, to_jso
 
 from giskard_nb.core.sanitize import valid_unicode_data
 from giskard_nb.core.usage import USAGE_METRICS
-from giskard_nb.frames.hub_results import RESULT_COLUMNS
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.models.evaluation_result import EvaluationResult, check_view
+from giskard_nb.hub.result_columns import RESULT_COLUMNS
 
 __all__ = [
     "FRAME_COLUMNS",
@@ -35,9 +35,9 @@ __all__ = [
     "result_row",
 ]
 
-#: The stored columns of one row of the results DataFrame, in the frame's order (``id`` is its
-#: ``result_id``): read as they are, no JSON parsed (``giskard_nb.frames.hub_results``).
-FRAME_COLUMNS = tuple("id" if c == "result_id" else c for c in RESULT_COLUMNS)
+#: The stored columns of one row of the results DataFrame, in the frame's order, as the Hub declares
+#: them (``giskard_nb.hub.result_columns``): read as they are, no JSON parsed.
+FRAME_COLUMNS = tuple(c.name for c in RESULT_COLUMNS)
 _FAILED = frozenset({"fail", "error"})
 
 
@@ -130,8 +130,12 @@ def result_row(result: EvaluationResult) -> dict[str, Any]:
     }
 
 
-def frame_row(result: EvaluationResult) -> tuple[Any, ...]:
-    """The ``FRAME_COLUMNS`` of a result in memory: what its stored row holds."""
+def frame_row(
+    result: EvaluationResult, columns: tuple[str, ...] = FRAME_COLUMNS, **stored: Any
+) -> tuple[Any, ...]:
+    """The ``columns`` (the ``FRAME_COLUMNS`` or some of them) of a result in memory: what its
+    stored row holds; ``stored`` gives values read from the row instead (``created_at`` as the
+    driver gives it)."""
     category = result.failure_category
     row = {
         "evaluation_id": result.evaluation_id,
@@ -141,8 +145,9 @@ def frame_row(result: EvaluationResult) -> tuple[Any, ...]:
         "failure_category": category.identifier if category else None,
         "created_at": result.created_at,
         **index_values(result),
+        **stored,
     }
-    return tuple(row[c] for c in FRAME_COLUMNS)
+    return tuple(row[c] for c in columns)
 
 
 def check_rows(

@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
+from giskard_nb.hub.result_columns import RESULT_COLUMNS
+
 __all__ = [
     "UTCDateTime",
     "agents",
@@ -80,32 +82,19 @@ def run_owner_columns() -> list[sa.Column]:
     ]
 
 
+_INDEX_TYPES = {"text": sa.Text, "integer": sa.Integer, "float": sa.Float}
+
+
 def result_index_columns() -> list[sa.Column]:
     """What the results' DataFrame and summaries read without parsing the ScenarioResult, extracted
-    when a result is written (``giskard_nb.hub.result_rows``): the conversation (JSON), the question,
-    the reply and its metadata (JSON), the error and the reason (``case_reason``; filled for older
-    rows when the file is opened, and a row an older version writes without it is read through its
-    model), the tags (JSON), the failure category's title and source, check counts, duration and
-    usage. Nullable (table layout 3), so that older databases gain them empty (``hub.migrate``)."""
-    text = (
-        "messages",
-        "question",
-        "agent_output",
-        "agent_metadata",
-        "error",
-        "reason",
-        "tags",
-        "failure_category_title",
-        "failure_category_source",
-    )
-    integers = ("n_checks", "n_failed_checks", "prompt_tokens", "completion_tokens")
+    when a result is written (``giskard_nb.hub.result_rows``): the index columns that
+    ``giskard_nb.hub.result_columns`` declares (the conversation, question, reply and its metadata,
+    the error and the reason, the tags, the failure category's title and source, check counts,
+    duration and usage). The reason is filled for older rows when the file is opened, and a row an
+    older version writes without it is read through its model. Nullable (table layout 3), so that
+    older databases gain them empty (``hub.migrate``)."""
     return [
-        *(sa.Column(name, sa.Text, nullable=True) for name in text),
-        *(sa.Column(name, sa.Integer, nullable=True) for name in integers),
-        sa.Column("total_tokens", sa.Integer, nullable=True),
-        sa.Column("llm_calls", sa.Integer, nullable=True),
-        sa.Column("duration_ms", sa.Float, nullable=True),
-        sa.Column("cost_usd", sa.Float, nullable=True),
+        sa.Column(c.name, _INDEX_TYPES[c.kind], nullable=True) for c in RESULT_COLUMNS if c.index
     ]
 
 

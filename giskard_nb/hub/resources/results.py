@@ -44,14 +44,12 @@ Level = Literal["results", "checks"]
 _T = schema.results
 # without the evaluation id (the same in every row); created_at as the driver gives it (text on
 # SQLite): the frame parses 10^5 timestamps at once
+_STORED = tuple(name for name in FRAME_COLUMNS if name != "evaluation_id")
 _FRAME_SELECT = [
-    _T.c[name] if name != "created_at" else sa.type_coerce(_T.c.created_at, sa.String)
-    for name in FRAME_COLUMNS[1:]
+    _T.c[name] if name != "created_at" else sa.type_coerce(_T.c.created_at, sa.String).label(name)
+    for name in _STORED
 ]
 _CHECKS_SELECT = [_T.c[name] for name in ("evaluation_id", "id", "test_case_id", "status")]
-_N_CHECKS = FRAME_COLUMNS.index("n_checks") - 1
-_STATUS = FRAME_COLUMNS.index("status") - 1
-_REASON = FRAME_COLUMNS.index("reason") - 1
 _RAW_SELECT = [c for c in _T.columns if c.name != "updated_at"]  # what raw_view reads
 _READ_BATCH = 5000  # rows fetched at a time when reading a whole evaluation
 
@@ -199,8 +197,9 @@ class ResultsResource(Resource[EvaluationResult]):
         with paused():
             rows: list[Any] = list(self._rows(evaluation_id, _FRAME_SELECT, mappings=False))
             for i, row in enumerate(rows):
-                if row[_N_CHECKS] is None or (row[_REASON] is None and row[_STATUS] != "pass"):
-                    rows[i] = (*frame_row(self.retrieve(row[0]))[1:-1], row[-1])
+                if row.n_checks is None or (row.reason is None and row.status != "pass"):
+                    model = self.retrieve(row.id)
+                    rows[i] = frame_row(model, _STORED, created_at=row.created_at)
         return rows
 
     # -- rows <-> models (see giskard_nb.hub.result_rows) --------------------------------------------

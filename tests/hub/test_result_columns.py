@@ -1,0 +1,92 @@
+"""The Hub declares the stored columns of an evaluation result (``giskard_nb.hub.result_columns``):
+the table's index columns, the values written for them and the results DataFrame all follow that one
+declaration, and the frame keeps its columns and dtypes whether read from the rows or the models."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from giskard_nb.frames.hub_results import RESULT_COLUMNS as FRAME_NAMES
+from giskard_nb.hub import Hub, schema
+from giskard_nb.hub.result_columns import RESULT_COLUMNS
+from giskard_nb.hub.result_rows import FRAME_COLUMNS, index_values
+
+from .conftest import rule_case
+
+#: The results frame's columns as they were before the Hub declared them (pinned: a change is a
+#: change of the public frame, to be made on purpose).
+PINNED = [
+    "evaluation_id",
+    "result_id",
+    "test_case_id",
+    "status",
+    "failure_category",
+    "failure_category_title",
+    "failure_category_source",
+    "question",
+    "agent_output",
+    "agent_metadata",
+    "error",
+    "reason",
+    "n_checks",
+    "n_failed_checks",
+    "duration_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "llm_calls",
+    "cost_usd",
+    "tags",
+    "messages",
+    "created_at",
+]
+
+
+def _evaluation(hub: Hub):
+    project = hub.projects.create("p")
+    items = [rule_case(f"question {i}", "answer") for i in range(3)]
+    dataset = hub.datasets.upload(project.id, items, name="d")
+    return hub.evaluations.create_local(
+        lambda m: "answer" if m[-1]["content"] != "question 1" else "no", dataset.id, progress=False
+    )
+
+
+def test_the_table_and_the_written_values_follow_the_declaration(mem_hub: Hub) -> None:
+    declared = [c.name for c in RESULT_COLUMNS if c.index]
+    assert [c.name for c in schema.result_index_columns()] == declared
+    assert all(c.name in schema.results.c for c in RESULT_COLUMNS)  # the row's own ones too
+    (result, *_) = _evaluation(mem_hub).results()
+    assert set(index_values(result)) == set(declared)  # a declared column without a value fails
+    assert tuple(c.name for c in RESULT_COLUMNS) == FRAME_COLUMNS
+
+
+def test_the_results_frame_keeps_its_columns_and_dtypes(mem_hub: Hub) -> None:
+    assert list(FRAME_NAMES) == PINNED
+    frame = _evaluation(mem_hub).to_dataframe()
+    assert list(frame.columns) == PINNED
+    kinds = {("result_id" if c.name == "id" else c.name): c.kind for c in RESULT_COLUMNS}
+    dtypes = {name: str(frame[name].dtype) for name in PINNED}
+    assert {n for n, k in kinds.items() if k == "integer"} == {
+        n for n, d in dtypes.items() if d == "int64"
+    }
+    assert {n for n, k in kinds.items() if k == "float"} == {"duration_ms", "cost_usd"}
+    assert {n for n, d in dtypes.items() if d == "float64"} == {"duration_ms", "cost_usd"}
+    assert dtypes["status"] == "category"
+    assert str(frame["created_at"].dt.tz) == "UTC"
+    assert frame["status"].tolist() == ["pass", "fail", "pass"]
+    assert frame["n_failed_checks"].tolist() == [0, 1, 0]
+
+
+def test_a_row_without_index_columns_reads_the_same_frame(mem_hub: Hub) -> None:
+    """A row an older version wrote (index columns empty; the conversation was kept in ``data``, so
+    it stays) is rebuilt from its model, by column name, into the frame row the stored columns
+    give."""
+    evaluation = _evaluation(mem_hub)
+    before = evaluation.to_dataframe()
+    middle = evaluation.results()[1].id
+    nulls = {c.name: None for c in RESULT_COLUMNS if c.index and c.name != "messages"}
+    with mem_hub._db.write() as conn:
+        conn.execute(sa.update(schema.results).where(schema.results.c.id == middle).values(nulls))
+    after = mem_hub.evaluations.results.to_dataframe(evaluation.id)
+    assert after.equals(before)
+    assert after["result_id"].tolist()[1] == middle and after["n_checks"].tolist()[1] == 1
