@@ -1,9 +1,9 @@
 """Polymorphic models selected by a ``kind`` string: the base of checks, interaction specs, input
 generators, generators and embedding models.
 
-Data never chooses what is imported: a ``kind`` names a registered class (or one of the family's lazy
-built-in kinds, whose modules are fixed here in code), and ``subclass_by_name`` finds a class by its
-dotted name among the classes already defined.
+Data never chooses what is imported: a ``kind`` names a registered class (or one of the lazy built-in
+kinds of ``LAZY_KINDS``, whose modules are fixed here in code), and ``subclass_by_name`` finds a class
+by its dotted name among the classes already defined.
 
 A family root (``Check``, ``InteractionSpec``, ``InputGenerator``, ``Generator``, ``BaseEmbeddingModel``)
 owns a registry. Subclasses join it with
@@ -18,7 +18,33 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, computed_field, model_validator
 
 from giskard_nb.core.generic import Parametrizable
-from giskard_nb.errors import DuplicateKindError, GiskardValidationError, UnknownKindError
+from giskard_nb.errors import (
+    ConfigError,
+    DuplicateKindError,
+    GiskardValidationError,
+    UnknownKindError,
+)
+
+#: The one table of lazy built-in kinds: family -> {kind: module that registers it on import}.
+#: A kind not registered yet is looked up here (``Root.kinds()`` lists these too), so a saved spec loads
+#: by kind without its module imported first, and ``import giskard_nb`` stays light. Kinds of modules
+#: the ``giskard_nb`` facade imports anyway (``giskard_nb.checks``, ``checks.llm``, ``checks.semantic``,
+#: ``input_generators``, ``llm``) need no entry. These strings are the only modules a kind read from
+#: data can import; the links they make between layers (llm -> kb, core -> scan) are declared here.
+LAZY_KINDS: dict[str, dict[str, str]] = {
+    "check": {
+        # a scan finding's regression check (hub.scans.to_dataset stores it as a test case)
+        "scan_vulnerability": "giskard_nb.scan.regression",
+    },
+    "generator": {
+        # the scripted model of giskard_nb.testing (demos, CI)
+        "fake_model": "giskard_nb.testing.fake_model",
+    },
+    "embedding model": {
+        # giskard_nb.kb.HashingEmbedder: numpy loads with it
+        "hashing": "giskard_nb.kb.embedding",
+    },
+}
 
 
 class Registered(Parametrizable, BaseModel):
@@ -32,8 +58,6 @@ class Registered(Parametrizable, BaseModel):
     _family: ClassVar[str] = "object"
     _registry: ClassVar[dict[str, type[Registered]]]
     _kind: ClassVar[str | None] = None
-    #: Kinds of the family defined in modules that load lazily: kind -> module registering it on import.
-    _lazy_kinds: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -71,7 +95,7 @@ class Registered(Parametrizable, BaseModel):
         """The kinds registered in this family (all of them, or those below ``cls``)."""
         found = {k for k, sub in cls._registry.items() if issubclass(sub, cls)}
         if cls is cls.family_root():
-            found |= set(cls._lazy_kinds)
+            found |= set(LAZY_KINDS.get(cls._family, ()))
         return frozenset(found)
 
     @classmethod
@@ -79,8 +103,10 @@ class Registered(Parametrizable, BaseModel):
         """The class registered under ``kind``, importing its module first for a lazy built-in kind."""
         if not isinstance(kind, str):
             return None
-        if kind not in cls._registry and kind in cls._lazy_kinds:
-            importlib.import_module(cls._lazy_kinds[kind])
+        if kind not in cls._registry:
+            module = LAZY_KINDS.get(cls._family, {}).get(kind)
+            if module is not None:
+                _import_kind_module(cls._family, kind, module)
         return cls._registry.get(kind)
 
     @classmethod
@@ -146,6 +172,17 @@ def subclass_by_name(base: type, name: str) -> type | None:
                 if f"{sub.__module__}.{sub.__qualname__}" == name:
                     found = sub
     return found
+
+
+def _import_kind_module(family: str, kind: str, module: str) -> None:
+    """Import the module of a lazy built-in kind (one of ``LAZY_KINDS``, never a name from data)."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(
+            f"the {family} kind {kind!r} is defined in {module}, which cannot be imported in this "
+            f"installation ({exc}): install the missing package or use another kind"
+        ) from exc
 
 
 def _same_definition(a: type, b: type) -> bool:

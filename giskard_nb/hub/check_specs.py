@@ -22,7 +22,6 @@ from their defaults (JSON data; secrets masked), its name kept unless it is the 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,9 +44,6 @@ __all__ = [
     "known_identifiers",
     "resolve_kind",
 ]
-
-#: Modules that register optional check kinds (LLM judges, embeddings); imported on demand.
-_OPTIONAL_MODULES = ("giskard_nb.checks.llm", "giskard_nb.checks.semantic")
 
 
 @dataclass(frozen=True)
@@ -102,21 +98,11 @@ BUILTIN_CHECKS: dict[str, BuiltinCheck] = {
 }
 
 
-def _load_optional() -> None:
-    for module in _OPTIONAL_MODULES:
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            continue
-
-
 def resolve_kind(type_or_identifier: str) -> str:
     """The registered check kind for a built-in identifier or a kind name."""
     builtin = BUILTIN_CHECKS.get(type_or_identifier)
     kind = builtin.kind if builtin else type_or_identifier
-    if kind not in Check.kinds():
-        _load_optional()
-    if kind in Check.kinds():
+    if kind in Check.kinds():  # lazy built-in kinds included (core.registry.LAZY_KINDS)
         return kind
     if builtin is not None:
         raise GiskardValidationError(
@@ -153,14 +139,11 @@ def build_check(
     elif identifier in BUILTIN_CHECKS or identifier in Check.kinds():
         source, params = identifier, resolve_sealed_digests(spec.params)
     else:
-        _load_optional()
-        if identifier not in Check.kinds():
-            raise GiskardValidationError(
-                f"unknown check identifier {identifier!r}. Known identifiers: "
-                f"{', '.join(known_identifiers(custom))}. Create a project check with "
-                "hub.checks.create(project_id, identifier, name, params={'type': ...})."
-            )
-        source, params = identifier, resolve_sealed_digests(spec.params)
+        raise GiskardValidationError(
+            f"unknown check identifier {identifier!r}. Known identifiers: "
+            f"{', '.join(known_identifiers(custom))}. Create a project check with "
+            "hub.checks.create(project_id, identifier, name, params={'type': ...})."
+        )
     try:
         kind = resolve_kind(source)
     except UnknownKindError:

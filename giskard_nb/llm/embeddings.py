@@ -9,7 +9,7 @@
   record/replay as ``Generator``.
 
 ``BaseEmbeddingModel`` is a registered family (kinds ``litellm``, ``offline``, and ``hashing`` for
-``giskard_nb.kb.HashingEmbedder``): a subclass decorated with ``@BaseEmbeddingModel.register("my_kind")``
+``giskard_nb.kb.HashingEmbedder``, loaded on first use through ``core.registry.LAZY_KINDS``): a subclass decorated with ``@BaseEmbeddingModel.register("my_kind")``
 saves and loads by kind inside the checks that hold it.
 
 Numbers are checked (``check_vectors``): a provider's vectors must be one per text, non-empty lists of
@@ -63,7 +63,6 @@ class BaseEmbeddingModel(Registered):
     model_config = ConfigDict(defer_build=True, extra="forbid")
     _family: ClassVar[str] = "embedding model"
     _registry: ClassVar[dict[str, type[Registered]]] = {}
-    _lazy_kinds: ClassVar[dict[str, str]] = {"hashing": "giskard_nb.kb.embedding"}
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order."""

@@ -121,6 +121,32 @@ def test_changed_embedding_model_re_embeds_and_stores(mem_hub: Hub) -> None:
         mem_hub.knowledge_bases.search_documents(kb.id, "x", topic_ids=["missing"])
 
 
+def test_a_search_result_is_the_index_hit_placed_in_the_hub(mem_hub: Hub) -> None:
+    project = mem_hub.projects.create("p")
+    kb = mem_hub.knowledge_bases.create(
+        project.id, DOCS, name="c", topic_column="category", embedding_model=HashingEmbedder(64)
+    )
+    (top,) = mem_hub.knowledge_bases.search_documents(kb.id, "refunds within 30 days", 1)
+    hit = top.hit
+    assert (top.content, top.score, top.lexical_score, top.semantic_score) == (
+        hit.content,
+        hit.score,
+        hit.lexical_score,
+        hit.semantic_score,
+    )
+    assert top.content == DOCS[2]["content"] and top.topic_name == hit.topic == "billing"
+    dumped = top.model_dump()
+    assert set(dumped) == {
+        *("document_id", "knowledge_base_id", "content", "score", "lexical_score"),
+        *("semantic_score", "topic_id", "topic_name", "metadata"),
+    }
+    assert dumped["metadata"]["sku"] == 3 and dumped["knowledge_base_id"] == kb.id
+    assert "hit" not in repr(top) and "KBSearchResult" in repr(top)
+    top.metadata["sku"] = "changed"  # a copy: the cached index keeps its chunk's metadata
+    again = mem_hub.knowledge_bases.search_documents(kb.id, "refunds within 30 days", 1)
+    assert again[0].metadata["sku"] == 3 and again[0].document_id == top.document_id
+
+
 def test_frames_and_topic_chart(mem_hub: Hub) -> None:
     project = mem_hub.projects.create("p")
     evil = [{"content": "x <script>alert(1)</script> tent", "category": "<b>bold</b>"}, *DOCS]

@@ -1,5 +1,5 @@
 """Typed models of the Hub's records (pydantic, frozen snapshots). May import: errors, secrets, core,
-scan, input_generators and schedule."""
+kb, scan, input_generators and schedule."""
 
 from giskard_nb.hub.models.agent import ROLES, Agent, AgentOutput, ChatMessage
 from giskard_nb.hub.models.audit import AuditEntry

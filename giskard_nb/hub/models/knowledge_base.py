@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, InstanceOf, computed_field
 
 from giskard_nb.core.usage import Usage
 from giskard_nb.hub.models.base import HubModel, HubRecord
+from giskard_nb.kb.index import SearchHit
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -109,17 +110,45 @@ class KBDocument(HubRecord):
 
 
 class KBSearchResult(HubModel):
-    """A document found by ``search_documents``: its rank-fused ``score`` and each signal's score."""
+    """A document found by ``search_documents``: the index's ``SearchHit`` (``hit``) placed in the Hub
+    (its document, knowledge base and topic ids). ``content``, the rank-fused ``score``, each signal's
+    score, ``topic_name`` and ``metadata`` are the hit's (and in ``model_dump()``; ``hit`` is not)."""
 
     document_id: str
     knowledge_base_id: str
-    content: str
-    score: float
-    lexical_score: float
-    semantic_score: float | None = None
     topic_id: str | None = None
-    topic_name: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    hit: InstanceOf[SearchHit] = Field(exclude=True, repr=False)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def content(self) -> str:
+        return self.hit.content
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def score(self) -> float:
+        return self.hit.score
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def lexical_score(self) -> float:
+        return self.hit.lexical_score
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def semantic_score(self) -> float | None:
+        return self.hit.semantic_score
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def topic_name(self) -> str | None:
+        return self.hit.topic
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """A copy of the chunk's metadata (the chunk stays in the Hub's cached index)."""
+        return dict(self.hit.chunk.metadata)
 
     def __repr__(self) -> str:
         text = " ".join(self.content.split())[:60]

@@ -276,13 +276,8 @@ class KnowledgeBasesResource(Resource[KnowledgeBase]):
             KBSearchResult(
                 document_id=doc_ids[h.index],
                 knowledge_base_id=knowledge_base_id,
-                content=h.content,
-                score=h.score,
-                lexical_score=h.lexical_score,
-                semantic_score=h.semantic_score,
                 topic_id=topic_ids_by_pos[h.chunk.topic] if h.chunk.topic is not None else None,
-                topic_name=h.topic,
-                metadata=h.chunk.metadata,
+                hit=h,
             )
             for h in hits
         ]

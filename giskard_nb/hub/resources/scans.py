@@ -34,7 +34,6 @@ from giskard_nb.hub.scan_tallies import scan_categories
 from giskard_nb.hub.scan_writer import OnAttempt
 from giskard_nb.hub.store import Store
 from giskard_nb.scan.catalogue import Category, default_catalogue
-from giskard_nb.scan.regression import Vulnerability  # noqa: F401 - registers the check kind
 
 __all__ = ["ScansResource"]
 
