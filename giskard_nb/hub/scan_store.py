@@ -1,12 +1,13 @@
 """``ScanStore``: what a scan run writes to the Hub, and nothing else — the seam between the run
 (``giskard_nb.hub.scan_run``) and the database.
 
-It holds the database, the audit writer (which records the Hub's actor) and the row formats of the
-three scan tables (those of ``hub.scans``, ``hub.scans.probes`` and ``hub.scans.attempts``, which
-build it). A run creates its scan, claims it, stores its probes, beats its heartbeat, stores its
-attempts in batches with the scan's running tallies, and finishes it; a review of an attempt asks it
-to count the scan again. Attempts get no audit entry each: the end of a run writes one entry on the
-scan with what that run changed (status, counts, grade, coverage...).
+It holds the database, the audit writer (which records the Hub's actor) and the three scan
+resources (``hub.scans``, ``hub.scans.probes`` and ``hub.scans.attempts``, which build it), whose row
+formats and audited writes it uses through their package-internal ``TableRows`` methods
+(``giskard_nb.hub.resources.rows``). A run creates its scan, claims it, stores its probes, beats its
+heartbeat, stores its attempts in batches with the scan's running tallies, and finishes it; a review
+of an attempt asks it to count the scan again. Attempts get no audit entry each: the end of a run
+writes one entry on the scan with what that run changed (status, counts, grade, coverage...).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from giskard_nb.hub.scan_tallies import ScanTallies
 
 if TYPE_CHECKING:
     from giskard_nb.hub.db import Database
+    from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource
+    from giskard_nb.hub.resources.scans import ScansResource
     from giskard_nb.scan.plan import ScanPlan
 
 __all__ = ["AuditWriter", "ScanStore"]
@@ -39,29 +42,44 @@ _TALLY_FIELDS = ("counts", "grade", "coverage", "incomplete", "coverage_note")
 class ScanStore:
     """The writes of scan runs (see the module docstring). ``scans`` is ``hub.scans``; its parts
     (``.probes``, ``.attempts``) ``register`` themselves: the store uses the three resources' row
-    formats (``_row``/``_from_row``) and audited helpers, the scan family's own."""
+    formats and audited writes through their package-internal ``TableRows`` methods
+    (``giskard_nb.hub.resources.rows``), never their private helpers."""
 
-    def __init__(self, db: Database, *, audit: AuditWriter, scans: Any):
+    def __init__(self, db: Database, *, audit: AuditWriter, scans: ScansResource):
         self.db = db
         self.audit = audit
         self._scans = scans
-        self._probes: Any = None
-        self._attempts: Any = None
+        self._probe_part: ScanProbesResource | None = None
+        self._attempt_part: ScanAttemptsResource | None = None
 
-    def register(self, part: Any) -> None:
+    def register(self, part: ScanProbesResource | ScanAttemptsResource) -> None:
         """Take ``hub.scans.probes`` or ``hub.scans.attempts`` as the resource of its table."""
-        if part.entity_type == "scan_probe":
-            self._probes = part
-        elif part.entity_type == "scan_attempt":
-            self._attempts = part
+        from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource
+
+        if isinstance(part, ScanProbesResource):
+            self._probe_part = part
+        elif isinstance(part, ScanAttemptsResource):
+            self._attempt_part = part
         else:
-            raise ValueError(f"not a part of a scan: {part.entity_type!r}")
+            raise ValueError(f"not a part of a scan: {part!r}")
+
+    @property
+    def _probes(self) -> ScanProbesResource:
+        if self._probe_part is None:
+            raise RuntimeError("hub.scans.probes is not registered with the scan store yet")
+        return self._probe_part
+
+    @property
+    def _attempts(self) -> ScanAttemptsResource:
+        if self._attempt_part is None:
+            raise RuntimeError("hub.scans.attempts is not registered with the scan store yet")
+        return self._attempt_part
 
     # -- the scan row --------------------------------------------------------------------------------
 
     def create_scan(self, scan: Scan) -> Scan:
         """Store a new scan (audited)."""
-        return self._scans._create(scan)
+        return self._scans.create_record(scan)
 
     def claim(self, scan_id: str) -> None:
         """Mark the scan as run by this process (``hub.ownership``): a ``HubError`` if another live
@@ -83,7 +101,7 @@ class ScanStore:
         with self.db.write() as conn:
             current = self._scan(conn, scan_id)
             fields = self._recount(conn, current, changes, usage=False)
-            return self._scans._update(scan_id, {**changes, **fields}, conn=conn)
+            return self._scans.update_record(scan_id, {**changes, **fields}, conn=conn)
 
     def finish(
         self, scan_id: str, *, since: Scan, tallies: ScanTallies | None, **changes: Any
@@ -102,11 +120,11 @@ class ScanStore:
                 )
             data = {**current.model_dump(context=_REVEAL), **changes, **fields}
             updated = build(Scan, {**data, "updated_at": utcnow()}, "scan")
-            updated = self._scans._sealed(updated, previous=current)
+            updated = self._scans.sealed_record(updated, previous=current)
             conn.execute(
                 sa.update(self._scans.table)
                 .where(self._scans.table.c.id == scan_id)
-                .values(**self._scans._row(updated))
+                .values(**self._scans.to_row(updated))
             )
             before = since.model_dump(mode="json", context=_REVEAL)
             after = updated.model_dump(mode="json", context=_REVEAL)
@@ -136,7 +154,9 @@ class ScanStore:
                 unjudged = probe.id in plan.unjudged
                 if probe.id in existing:
                     if unjudged and stored[probe.id].unjudged is False:
-                        self._probes._update(existing[probe.id], {"unjudged": True}, conn=conn)
+                        self._probes.update_record(
+                            existing[probe.id], {"unjudged": True}, conn=conn
+                        )
                     continue
                 record = ScanProbe(
                     scan_id=scan.id, project_id=scan.project_id, probe_id=probe.id,
@@ -144,7 +164,7 @@ class ScanStore:
                     category=probe.category, tags=list(probe.tags), severity=probe.severity,
                     skipped=why, unjudged=unjudged,
                 )  # fmt: skip
-                self._probes._create(record, conn=conn)
+                self._probes.create_record(record, conn=conn)
                 existing[probe.id] = record.id
         return existing
 
@@ -155,7 +175,7 @@ class ScanStore:
         if conn is None:
             with self.db.read() as own:
                 return self.probes(scan_id, own)
-        return [self._probes._from_row(r) for r in conn.execute(query).mappings()]
+        return [self._probes.from_row(r) for r in conn.execute(query).mappings()]
 
     # -- attempts and tallies ------------------------------------------------------------------------
 
@@ -189,7 +209,7 @@ class ScanStore:
                 fresh = self._new_attempts(conn, scan_id, records)
                 if fresh:
                     conn.execute(
-                        self._attempts.table.insert(), [self._attempts._row(r) for r in fresh]
+                        self._attempts.table.insert(), [self._attempts.to_row(r) for r in fresh]
                     )
                 stamp = conn.execute(sa.select(t.c.updated_at).where(t.c.id == scan_id)).scalar()
                 if tallies.stamp is None or stamp != tallies.stamp:
@@ -232,13 +252,13 @@ class ScanStore:
         updated = current.model_copy(update={**fields, "updated_at": utcnow()})
         table = self._scans.table
         conn.execute(
-            sa.update(table).where(table.c.id == scan_id).values(**self._scans._row(updated))
+            sa.update(table).where(table.c.id == scan_id).values(**self._scans.to_row(updated))
         )
 
     # -- internals -----------------------------------------------------------------------------------
 
     def _scan(self, conn: sa.Connection, scan_id: str) -> Scan:
-        return self._scans._get(conn, scan_id)
+        return self._scans.read_row(conn, scan_id)
 
     def _tallies(self, conn: sa.Connection, scan_id: str, *, usage: bool) -> ScanTallies:
         tallies = ScanTallies.from_rows(conn, scan_id, self.probes(scan_id, conn), usage=usage)

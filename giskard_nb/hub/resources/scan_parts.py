@@ -22,7 +22,7 @@ from giskard_nb.hub import schema_scans
 from giskard_nb.hub.audit import diff_fields
 from giskard_nb.hub.models.base import SCHEMA_VERSION, build, utcnow
 from giskard_nb.hub.models.scan import ScanAttempt, ScanProbe
-from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.resources.rows import TableRows
 from giskard_nb.hub.scan_tallies import ScanTallies
 from giskard_nb.scan.grading import ReviewStatus, Severity
 from giskard_nb.scan.result import Attempt
@@ -47,7 +47,7 @@ class _ScanPart:
         runs.register(self)
 
 
-class ScanProbesResource(_ScanPart, Resource[ScanProbe]):
+class ScanProbesResource(_ScanPart, TableRows[ScanProbe]):
     """The probes of a scan, with their tallies (``hub.scans.probes``)."""
 
     entity_type = "scan_probe"
@@ -77,7 +77,7 @@ class ScanProbesResource(_ScanPart, Resource[ScanProbe]):
         return self._store.bind(probe.model_copy(update=tallies.probe_fields(probe.id)))
 
 
-class ScanAttemptsResource(_ScanPart, Resource[ScanAttempt]):
+class ScanAttemptsResource(_ScanPart, TableRows[ScanAttempt]):
     """The attempts of scans (``hub.scans.attempts``): list, retrieve, and review them."""
 
     entity_type = "scan_attempt"

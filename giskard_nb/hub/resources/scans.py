@@ -26,8 +26,8 @@ from giskard_nb.hub import schema_scans
 from giskard_nb.hub.models.base import require_same_project
 from giskard_nb.hub.models.dataset import Dataset
 from giskard_nb.hub.models.scan import AvailableProbe, Scan
-from giskard_nb.hub.resources.base import Resource
 from giskard_nb.hub.resources.owned import OwnedRuns
+from giskard_nb.hub.resources.rows import TableRows
 from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource
 from giskard_nb.hub.scan_store import ScanStore
 from giskard_nb.hub.scan_tallies import scan_categories
@@ -38,7 +38,7 @@ from giskard_nb.scan.catalogue import Category, default_catalogue
 __all__ = ["ScansResource"]
 
 
-class ScansResource(OwnedRuns, Resource[Scan]):
+class ScansResource(OwnedRuns, TableRows[Scan]):
     """Run, read, list and delete scans; the catalogue; regression datasets from findings."""
 
     entity_type = "scan"
