@@ -24,7 +24,7 @@ from giskard_nb.dataset_generation import (
 from giskard_nb.errors import GiskardValidationError, LLMError
 from giskard_nb.hub.models.base import build, require_same_project
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
-from giskard_nb.hub.store import Store
+from giskard_nb.hub.store import Resources, Store
 from giskard_nb.llm.structured import require_generator
 
 __all__ = ["Generated", "generate_document_based", "generate_scenario_based", "persona_cases"]
@@ -141,7 +141,7 @@ async def generate_document_based(
 
 
 def _target(
-    resources: Any, project_id: str, dataset_id: str | None, name: str, description: str = ""
+    resources: Resources, project_id: str, dataset_id: str | None, name: str, description: str = ""
 ) -> tuple[Dataset, list[str]]:
     if dataset_id is None:
         resources.projects.retrieve(project_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from giskard_nb.hub import Hub
+from giskard_nb.hub.links import LINKS, Resources
 from giskard_nb.hub.models.base import build
 from giskard_nb.hub.models.dataset import Dataset, HubTestCase
 from giskard_nb.hub.resources.base import insert_records
@@ -58,6 +59,25 @@ def test_resources_reach_each_other_through_public_methods_only(mem_hub: Hub) ->
     # read live: a method replaced on the resource is the one reached
     mem_hub.projects.retrieve = lambda id: "replaced"  # type: ignore[method-assign]
     assert view.projects.retrieve(project.id) == "replaced"
+
+
+def test_the_typed_links_name_every_resource_of_the_hub_with_its_class(mem_hub: Hub) -> None:
+    hub_resources = {
+        name: type(value)
+        for name, value in vars(mem_hub).items()
+        if getattr(type(value), "is_hub_resource", False) is True
+    }
+    assert set(LINKS) == set(hub_resources) and len(LINKS) == 12
+    for name, kind in hub_resources.items():
+        annotation = getattr(Resources, name).fget.__annotations__["return"]
+        assert annotation == kind.__name__, name  # the link's type is the resource's class
+    scenarios = type(mem_hub.projects.scenarios).__name__  # a nested link, set by the Hub
+    assert ProjectsResource.__annotations__["scenarios"] == scenarios
+    assert dir(mem_hub._store.resources) == sorted(LINKS)
+    with pytest.raises(AttributeError, match="hub.url is not a resource"):
+        mem_hub._store.resources.url  # noqa: B018
+    with pytest.raises(AttributeError, match="hub._store is private"):
+        mem_hub._store.resources._store  # noqa: B018
 
 
 def test_the_audit_writer_records_the_current_actor(mem_hub: Hub) -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from giskard_nb.hub import schema
 from giskard_nb.hub.models.base import build
 from giskard_nb.hub.models.project import FailureCategory, Project
 from giskard_nb.hub.resources.base import Resource
+
+if TYPE_CHECKING:
+    from giskard_nb.hub.resources.scenarios import ScenariosResource
 
 __all__ = ["ProjectsResource"]
 
@@ -22,6 +25,8 @@ class ProjectsResource(Resource[Project]):
     model = Project
     table = schema.projects
     columns = ("name",)
+    #: ``hub.projects.scenarios``, set by the Hub.
+    scenarios: ScenariosResource
 
     def create(
         self,

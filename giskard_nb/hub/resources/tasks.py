@@ -157,15 +157,9 @@ class TasksResource(Resource[Task]):
         return links
 
     def _check_attempt(self, project_id: str, attempt_id: str) -> None:
-        """When this Hub stores scans, the attempt must exist (and be in the project)."""
-        attempts = getattr(getattr(self._store.resources, "scans", None), "attempts", None)
-        retrieve = getattr(attempts, "retrieve", None)
-        if retrieve is None:
-            return
-        attempt = retrieve(attempt_id)
-        owner = getattr(attempt, "project_id", None)
-        if owner is not None:
-            self._check_project(project_id, "scan attempt", owner)
+        """The scan attempt must exist (and be in the project)."""
+        attempt = self._store.resources.scans.attempts.retrieve(attempt_id)
+        self._check_project(project_id, "scan attempt", attempt.project_id)
 
     @staticmethod
     def _check_project(project_id: str, what: str, owner: str) -> None:
