@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from giskard_nb.hub.audit import AuditLog
+    from giskard_nb.hub.hub import Hub
     from giskard_nb.hub.resources.agents import AgentsResource
     from giskard_nb.hub.resources.checks import ChecksResource
     from giskard_nb.hub.resources.datasets import DatasetsResource
@@ -40,7 +41,7 @@ class Resources:
 
     __slots__ = ("_owner",)
 
-    def __init__(self, owner: Any):
+    def __init__(self, owner: Hub):
         self._owner = owner
 
     def _link(self, name: str) -> Any:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
 
     from giskard_nb.hub.db import Database
+    from giskard_nb.hub.hub import Hub
     from giskard_nb.hub.secret_store import SecretStore
 
 __all__ = ["PublicView", "Resources", "Store"]
@@ -38,7 +39,7 @@ class Store:
     methods (``resources``, typed links). ``owner`` is the Hub: records are bound to it, and
     ``resources`` reads its resources."""
 
-    def __init__(self, db: Database, *, actor: str, secrets: SecretStore, owner: Any):
+    def __init__(self, db: Database, *, actor: str, secrets: SecretStore, owner: Hub):
         self.db = db
         self.actor = actor
         self.secrets = secrets
