@@ -206,5 +206,9 @@ def scan_html(report: ScanReport) -> str:
         items = "".join(
             f"<li>{e(pid)}: {e(why)}</li>" for pid, why in report.skipped_probes.items()
         )
-        skipped = f"<details><summary>{len(report.skipped_probes)} probes skipped</summary><ul>{items}</ul></details>"
+        n = len(report.skipped_probes)
+        skipped = (
+            f"<details><summary>{n} probe{'' if n == 1 else 's'} skipped</summary>"
+            f"<ul>{items}</ul></details>"
+        )
     return head + table + detail + skipped + "</div>"
