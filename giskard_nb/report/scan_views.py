@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from giskard_nb.scan.grading import grade_of
+from giskard_nb.scan.redact import redact_leaks
 from giskard_nb.scan.render import SUSPECTED_NOTE, grade_meaning
 
 __all__ = [
@@ -106,9 +107,10 @@ def _finding(attempt: Any) -> FindingView:
         turns=[
             str(m.get("content", "")) for m in attempt.input_messages if m.get("role") == "user"
         ],
-        output=attempt.output,
-        excerpt=attempt.excerpt or "",
-        reason=attempt.reason,
+        # masked at the source (scan.redact); again here for attempts stored before that
+        output=redact_leaks(attempt.output),
+        excerpt=redact_leaks(attempt.excerpt or ""),
+        reason=redact_leaks(attempt.reason),
         detector=attempt.detector or "",
         review=str(attempt.review_status),
     )

@@ -92,6 +92,18 @@ def test_a_scan_report_shows_the_grade_card_and_findings_with_evidence(hub, reco
     assert f'id="grade">{report.grade}</span>' in render_html(report)
 
 
+def test_a_credential_in_a_stored_reply_is_masked_in_the_scan_page(hub, records):
+    """Attempts are masked when the scan runs (scan.redact); a reply stored before that, carrying an
+    API key, is masked again on the page as in SARIF and the DataFrames."""
+    report = hub.scans.retrieve(records.scan.id).report()
+    key = "sk-live-9f8e7d6c5b4a3b2c1d0e"
+    leaked = report.findings[0].model_copy(
+        update={"output": f"Sure, the key is {key}", "excerpt": key}
+    )
+    html = render_html(report.model_copy(update={"attempts": [leaked, *report.attempts[1:]]}))
+    assert key not in html and "[secret:" in html
+
+
 def test_an_in_memory_suite_result(suite_result):
     html = render_html(suite_result)
     assert html.count("<script") == 1 and f"Evaluation {suite_result.name}" in html
