@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from giskard_nb.cli.output import cell, say, short_id, table
+from giskard_nb.core.reply import last_user_content
 
 __all__ = ["SHOWN_CASES", "question", "show", "verdict"]
 
@@ -20,7 +21,7 @@ _MESSAGE = 4000  # characters shown of one message of a conversation
 
 def question(result: Any) -> str:
     """The last user message of a result's conversation."""
-    return next((m.content for m in reversed(result.messages) if m.role == "user"), "")
+    return last_user_content(result.messages) or ""
 
 
 def verdict(attempt: Any) -> str:
@@ -66,16 +67,15 @@ def _dataset(hub: Any, dataset: Any) -> None:
     if cases:
         table(
             ("ID", "TEST CASE", "CHECKS"),
-            [(short_id(c.id), cell(_last_user(c.messages), 80), _checks(c)) for c in cases],
+            [
+                (short_id(c.id), cell(last_user_content(c.messages) or "", 80), _checks(c))
+                for c in cases
+            ],
         )
 
 
 def _checks(case: Any) -> str:
     return ", ".join(spec.identifier for spec in case.checks) or "(none)"
-
-
-def _last_user(messages: Any) -> str:
-    return next((m.content for m in reversed(messages) if m.role == "user"), "")
 
 
 def _test_case(hub: Any, case: Any) -> None:

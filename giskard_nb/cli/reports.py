@@ -11,6 +11,7 @@ from typing import Any
 from giskard_nb.cli.output import say
 from giskard_nb.core.files import atomic_write
 from giskard_nb.core.junit import xml_text
+from giskard_nb.core.reply import last_user_content
 
 __all__ = ["RAW_CSV_HELP", "print_failures", "write_junit"]
 
@@ -28,7 +29,7 @@ def _clip(text: str | None, limit: int = _MAX) -> str:
 
 
 def _question(result: Any) -> str:
-    return next((m.content for m in reversed(result.messages) if m.role == "user"), "")
+    return last_user_content(result.messages) or ""
 
 
 def _why(result: Any) -> str:

@@ -21,6 +21,7 @@ valid Unicode and capped at ``max_string``, so any reply can be stored and read 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from giskard_nb.core.sanitize import limit_from_env, to_safe_data, valid_unicode
 from giskard_nb.errors import AgentError
 
-__all__ = ["ROLES", "AgentOutput", "ChatMessage", "to_agent_output"]
+__all__ = ["ROLES", "AgentOutput", "ChatMessage", "last_user_content", "to_agent_output"]
 
 #: The roles a chat message may have.
 ROLES = ("system", "user", "assistant", "tool")
@@ -228,3 +229,9 @@ def _snippet(value: Any) -> str:
         return repr(str(value)[:80])
     except Exception:  # a __str__ that raises
         return f"<unprintable {type(value).__name__}>"
+
+
+def last_user_content(messages: Sequence[ChatMessage]) -> str | None:
+    """The content of the last ``user`` message of a conversation (the question a test case asks),
+    ``None`` when there is none."""
+    return next((m.content for m in reversed(messages) if m.role == "user"), None)

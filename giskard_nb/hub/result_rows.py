@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError, from_json, to_json, to_jsonable_python
 
+from giskard_nb.core.reply import last_user_content
 from giskard_nb.core.sanitize import valid_unicode_data
 from giskard_nb.core.usage import USAGE_METRICS
 from giskard_nb.hub.models.base import SCHEMA_VERSION
@@ -68,7 +69,7 @@ def index_values(result: EvaluationResult) -> dict[str, Any]:
     last = interactions[-1] if interactions else None
     checks = [r for step in scenario.steps for r in step.results]
     usage = _usage(checks, result.failure_category_usage)
-    question = next((m.content for m in reversed(result.messages) if m.role == "user"), None)
+    question = last_user_content(result.messages)
     reply = None if last is None else last.outputs
     category = result.failure_category
     reason = scenario.reason

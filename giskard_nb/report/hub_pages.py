@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
+from giskard_nb.core.reply import last_user_content
 from giskard_nb.errors import GiskardValidationError, NotFoundError
 from giskard_nb.report.page import render_page
 from giskard_nb.report.pages import comparison_page, evaluation_page, scan_page
@@ -140,7 +141,7 @@ def dataset(hub: Any, dataset_id: str, query: Mapping[str, str]) -> Page:
     d = hub.datasets.retrieve(dataset_id)
     cases = []
     for case in hub.test_cases.list(d.id):
-        question = next((m.content for m in reversed(case.messages) if m.role == "user"), "")
+        question = last_user_content(case.messages) or ""
         checks = ", ".join(c.identifier for c in case.checks)
         cases.append([question, checks, ", ".join(case.tags)])
     return _listing(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from giskard_nb.core.missing import MISSING
+from giskard_nb.core.reply import last_user_content
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema_more
 from giskard_nb.hub.models.base import build
@@ -59,7 +60,7 @@ class TasksResource(Resource[Task]):
         result = self._store.resources.evaluations.results.retrieve(evaluation_result_id)
         evaluation = self._store.resources.evaluations.retrieve(result.evaluation_id)
         if title is None:
-            question = next((m.content for m in reversed(result.messages) if m.role == "user"), "")
+            question = last_user_content(result.messages) or ""
             what = result.failure_category.title if result.failure_category else result.status
             title = f"{what}: {question}"[:200] if question else f"{what} in {evaluation.name}"
         if "description" not in fields:

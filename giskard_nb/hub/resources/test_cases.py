@@ -8,6 +8,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 from giskard_nb.core.missing import MISSING
+from giskard_nb.core.reply import last_user_content
 from giskard_nb.hub import schema
 from giskard_nb.hub.check_specs import build_check
 from giskard_nb.hub.models.base import build
@@ -140,10 +141,7 @@ class TestCasesResource(Resource[HubTestCase]):
         cases = self.list(dataset_id, **filters)
         df = records_frame(cases)
         if cases:
-            df["question"] = [
-                next((m.content for m in reversed(c.messages) if m.role == "user"), None)
-                for c in cases
-            ]
+            df["question"] = [last_user_content(c.messages) for c in cases]
             df["n_messages"] = [len(c.messages) for c in cases]
             df["n_checks"] = [len(c.checks) for c in cases]
         return df
