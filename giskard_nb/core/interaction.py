@@ -8,13 +8,17 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from giskard_nb.core.generic import Parametrizable
 from giskard_nb.core.missing import MISSING, Value
+from giskard_nb.core.tools import ToolCall
 from giskard_nb.errors import GiskardValidationError
 
 __all__ = ["Interaction", "Trace"]
 
 
 class Interaction(Parametrizable, BaseModel):
-    """One exchange with the system under test: ``inputs``, ``outputs`` and free ``metadata``.
+    """One exchange with the system under test: ``inputs``, ``outputs``, free ``metadata`` and the
+    ``tool_calls`` the agent made during it (``giskard_nb.core.tools.ToolCall``; a target that returns
+    a reply carrying tool calls — an OpenAI or Anthropic message, a chat completion, a Responses
+    output, ``{"text": ..., "tool_calls": [...]}`` — has its text as ``outputs`` and its calls here).
 
     ``latency_s`` is the wall-clock time, in seconds, that producing ``outputs`` took when a scenario
     called a target or an ``outputs=`` callable for it (``None`` for static outputs and for interactions
@@ -27,6 +31,7 @@ class Interaction(Parametrizable, BaseModel):
     inputs: Value = None
     outputs: Value = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
     latency_s: float | None = Field(
         default=None,
         ge=0,
@@ -79,6 +84,17 @@ class Trace(Parametrizable, BaseModel):
         """The most recent interaction, or ``None`` when the trace is empty."""
         return self.interactions[-1] if self.interactions else None
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call of the conversation, in order, each with ``turn`` set to the index of
+        its interaction."""
+        return [
+            call if call.turn == i else call.model_copy(update={"turn": i})
+            for i, interaction in enumerate(self.interactions)
+            for call in interaction.tool_calls
+        ]
+
     @classmethod
     async def from_interactions(cls, *items: Any, target: Any = MISSING) -> Trace:
         """A trace of this class built from interactions and/or interaction specs (resolved in order)."""
@@ -115,7 +131,8 @@ class Trace(Parametrizable, BaseModel):
         object.__setattr__(
             new, "__dict__", {**self.__dict__, "interactions": [*self.interactions, interaction]}
         )
-        new.__dict__.pop("last", None)  # a cached computed value, if any
+        new.__dict__.pop("last", None)  # cached computed values, if any
+        new.__dict__.pop("tool_calls", None)
         object.__setattr__(new, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
         object.__setattr__(new, "__pydantic_extra__", self.__pydantic_extra__)
         private = self.__pydantic_private__

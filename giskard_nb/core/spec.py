@@ -28,6 +28,7 @@ from giskard_nb.core.inject import Injector, injector
 from giskard_nb.core.interaction import Interaction, Trace
 from giskard_nb.core.missing import MISSING, Value
 from giskard_nb.core.registry import Registered
+from giskard_nb.core.tool_adapters import split_reply
 from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import InteractionGenerationError, MissingOutputsError
 
@@ -221,6 +222,15 @@ class Interact(InteractionSpec):
         ``latency_s`` if it set one (and gets this spec's metadata under its own)."""
         out = reply.outputs
         if not isinstance(out, Interaction):
+            split = None if isinstance(out, str) or out is None else split_reply(out)
+            if split is not None:  # a reply carrying tool calls: its text, and the calls
+                return Interaction(
+                    inputs=inputs,
+                    outputs=split[0],
+                    tool_calls=split[1],
+                    metadata=dict(self.metadata),
+                    latency_s=reply.latency_s,
+                )
             return Interaction(
                 inputs=inputs, outputs=out, metadata=dict(self.metadata), latency_s=reply.latency_s
             )
