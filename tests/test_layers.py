@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),  # scenarios, checks' base, traces, runners; no heavy dependency
     ("llm", "agents"),  # the litellm boundary; agents: giskard-agents import paths of its classes
     ("checks",),  # built-in and LLM-judged checks
+    ("tools", "mcp", "otel"),  # tool providers and scans, the MCP client, OpenTelemetry in/out
     ("kb",),  # knowledge bases: chunking, search, topics
     ("scan",),  # the vulnerability-scan engine
     ("dataset_generation", "input_generators"),  # test cases from personas/documents; UserSimulator
