@@ -37,6 +37,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 __all__ = [
     "MASK",
     "SECRET_NAME",
+    "has_key_like",
     "mask_credentials",
     "is_secret_name",
     "is_secret_param",
@@ -237,6 +238,11 @@ def mask_credentials(text: str, known: Iterable[str | None] = ()) -> str:
     variables' values and key-shaped tokens (``sk-…``, ``Bearer …``) masked."""
     text = mask_text(text, [k for k in known if k] + environment_secrets())
     return _KEY_LIKE.sub(_mask_key, text)
+
+
+def has_key_like(text: str) -> bool:
+    """Whether ``text`` holds a key-shaped token (``sk-…``, ``sk_live_…``, ``Bearer …``)."""
+    return _KEY_LIKE.search(text) is not None
 
 
 def _mask_key(match: re.Match[str]) -> str:
