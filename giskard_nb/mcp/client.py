@@ -297,6 +297,8 @@ class McpTools:
         structured = getattr(raw, "structuredContent", None)
         if isinstance(structured, dict) and structured:
             value = structured["result"] if set(structured) == {"result"} else structured
+            if isinstance(value, str):
+                return None, self._cut(value)
             size = len(json.dumps(value, default=str))
             if size <= self.max_result_chars:
                 return None, value

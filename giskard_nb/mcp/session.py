@@ -71,9 +71,9 @@ class SessionThread:
                 "the command (or URL) and that it speaks MCP"
             )
         if self._error is not None:
-            error, self._error = self._error, None
+            message, self._error = self._explain(self._error), None
             self.close()
-            raise McpConnectionError(self._explain(error)) from None
+            raise McpConnectionError(message) from None
 
     def _explain(self, error: BaseException) -> str:
         errors = getattr(error, "exceptions", None)
