@@ -255,7 +255,10 @@ class McpTools:
         except McpToolError as exc:
             error, result = str(exc), None
         except Exception as exc:  # the SDK's McpError and transport errors
-            error = mask_credentials(f"{type(exc).__name__}: {str(exc)[:2000]}")
+            if getattr(getattr(exc, "error", None), "code", None) == 408:  # the SDK's timeout
+                error = f"the tool {name!r} did not answer within {self.timeout:g} s"
+            else:
+                error = mask_credentials(f"{type(exc).__name__}: {str(exc)[:2000]}")
             result = None
         duration = time.perf_counter() - started
         if len(self.calls) < MAX_RECORDED:

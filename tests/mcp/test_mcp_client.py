@@ -93,6 +93,18 @@ def test_results_are_cut_and_the_server_env_is_only_what_is_given(poisoned, monk
     assert "GIVEN" in seen and "OPENAI_API_KEY" not in seen
 
 
+def test_a_slow_tool_times_out_and_destructive_tools_are_not_probed(poisoned) -> None:
+    spec = next(s for s in poisoned.specs if s.name == "wipe_notes")
+    assert (spec.side_effect, spec.requires_confirmation) == ("write", True)
+    timeout, poisoned.timeout = poisoned.timeout, 0.3
+    try:
+        with pytest.raises(McpToolError, match="did not answer within 0.3 s"):
+            poisoned.call("wipe_notes", {"confirm": "yes"})
+    finally:
+        poisoned.timeout = timeout
+    assert poisoned.calls[-1].status == "error"
+
+
 def test_a_server_that_cannot_start_is_a_clear_error() -> None:
     broken = McpTools.stdio(
         sys.executable, ["-c", "import sys; sys.stderr.write('boom\\n')"], timeout=30
@@ -144,5 +156,7 @@ def test_the_poisoned_server_is_found(clean, poisoned) -> None:
 
 
 def test_probes_skip_tools_with_side_effects_unless_named(poisoned) -> None:
+    default = scan_mcp_server(poisoned, max_calls=2)
+    assert "wipe_notes" not in {c.name for c in default.calls}
     report = scan_mcp_server(poisoned, probe=["add"], max_calls=3)
     assert {c.name for c in report.calls} == {"add"} and len(report.calls) == 3
