@@ -5,7 +5,10 @@ weaknesses while the clean server has no finding."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -160,3 +163,37 @@ def test_probes_skip_tools_with_side_effects_unless_named(poisoned) -> None:
     assert "wipe_notes" not in {c.name for c in default.calls}
     report = scan_mcp_server(poisoned, probe=["add"], max_calls=3)
     assert {c.name for c in report.calls} == {"add"} and len(report.calls) == 3
+
+
+@pytest.fixture(scope="module")
+def http_url():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, SERVER, "http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # the server starts in seconds; poll its port
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if process.poll() is not None:
+                pytest.fail("the HTTP MCP test server exited")
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_a_streamable_http_server_gets_only_the_headers_given(http_url) -> None:
+    with McpTools.http(http_url, headers={"X-Test": "from-the-caller"}, timeout=60) as tools:
+        assert {s.name for s in tools.specs} == {"get_weather", "add", "seen_header"}
+        assert tools.call("add", {"a": 20, "b": 22}) == 42
+        assert tools.call("seen_header", {}) == "from-the-caller"
+    with McpTools.http(http_url, timeout=60) as bare:
+        assert bare.call("seen_header", {}) == "None"
