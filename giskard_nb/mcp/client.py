@@ -21,6 +21,7 @@ import json
 import os
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
@@ -152,6 +153,7 @@ class McpTools:
                 holder = SessionThread(t, describe, self.timeout)
                 holder.start()
                 self._holder = holder
+                weakref.finalize(self, holder.close)  # a forgotten close() stops the server
             return self._holder
 
     async def aconnect(self) -> McpTools:

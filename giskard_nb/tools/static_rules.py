@@ -113,8 +113,17 @@ _INSTR = r"(?:instructions?|rules?|consignes?|instrucciones|reglas|anweisungen|r
 _INSTR += r"regole|instruções|instrucoes|regras)"
 _USER = r"(?:the user|l'utilisateur|al usuario|el usuario|dem (?:benutzer|nutzer)|all'utente|"
 _USER += r"l'utente|ao usuário|ao utilizador|o usuário)"
-_SEND = r"(?:send|post|upload|forward|exfiltrate|transmit|leak|envoy\w*|transmet\w*|envi[aeo]\w*|"
+_SEND = r"(?:send|post|upload|forward|exfiltrate|transmit|leak|envoy\w*|transmet\w*|env[ií][aeo]\w*|"
 _SEND += r"mand[aeo]\w*|send\w*|schick\w*|übermittel\w*|invi[aoe]\w*|trasmett\w*)"
+#: What is sent: the conversation, the user's data, files, keys… (EN, FR, ES, DE, IT, PT).
+_DATA = (
+    r"(?:everything|conversation|chat|history|messages?|data|contents?|files?|keys?|credentials?|"
+    r"tokens?|secrets?|passwords?|context|emails?|notes|tout|données|historique|fichiers?|clés?|"
+    r"mots de passe|todo|datos|historial|conversación|mensajes|archivos?|claves?|contraseñas?|"
+    r"alles|daten|verlauf|nachrichten|dateien|schlüssel|passwörter|tutto|dati|cronologia|"
+    r"conversazione|messaggi|chiavi|tudo|dados|histórico|conversa|mensagens|arquivos?|chaves?|"
+    r"senhas?)"
+)
 
 #: (name, severity, compiled pattern) — matched against normalised text.
 INSTRUCTION_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
@@ -169,14 +178,14 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ("secrecy", "high", rf"\bnão (?:diga|conte|mencione|informe|revele)\w*.{{0,12}}{_USER}"),
         ("secrecy", "high", rf"\bsem (?:dizer|contar|informar|avisar)\w*.{{0,12}}{_USER}"),
         # send data somewhere
-        ("exfiltration", "high", rf"\b{_SEND}\b.{{0,120}}(?:https?://|\bwebhook\b|\burl\b)"),
-        ("exfiltration", "high", r"!\[[^\]]*\]\(https?://[^)]*[?&][^)]*=\s*\{"),
         (
-            "credentials",
+            "exfiltration",
             "high",
-            r"(?:~/\.ssh|id_rsa|\.aws/credentials|/etc/passwd|\.env\b|"
-            r"mcp\.json|private key)",
+            rf"\b{_SEND}\b.{{0,60}}\b{_DATA}\b.{{0,100}}(?:https?://|webhook)",
         ),
+        ("exfiltration", "high", r"!\[[^\]]*\]\(https?://[^)]*[?&][^)]*=\s*\{"),
+        ("credentials", "high", r"(?:~/\.ssh|\bid_rsa\b|\.aws/credentials|/etc/(?:passwd|shadow))"),
+        ("credentials", "medium", r"(?:(?<![\w.])\.env\b|\bmcp\.json\b|\bcursor/mcp)"),
         # markers that shout at the model
         ("marker", "medium", r"<\s*(?:important|system|instructions?|secret|hidden)\s*>"),
         (
