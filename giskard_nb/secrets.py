@@ -30,13 +30,14 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 __all__ = [
     "MASK",
     "SECRET_NAME",
+    "credential_masker",
     "has_key_like",
     "mask_credentials",
     "is_secret_name",
@@ -236,8 +237,17 @@ def environment_secrets() -> list[str]:
 def mask_credentials(text: str, known: Iterable[str | None] = ()) -> str:
     """``text`` (an error a provider sent back) with the ``known`` secrets, the secret-named environment
     variables' values and key-shaped tokens (``sk-…``, ``Bearer …``) masked."""
-    text = mask_text(text, [k for k in known if k] + environment_secrets())
-    return _KEY_LIKE.sub(_mask_key, text)
+    return credential_masker(known)(text)
+
+
+def credential_masker(known: Iterable[str | None] = ()) -> Callable[[str], str]:
+    """``mask_credentials`` with the secrets read once: for masking many texts in one go (an export)."""
+    forms = _forms((MASK, value) for value in [k for k in known if k] + environment_secrets())
+
+    def mask(text: str) -> str:
+        return _KEY_LIKE.sub(_mask_key, _replaced(text, forms))
+
+    return mask
 
 
 def has_key_like(text: str) -> bool:

@@ -24,7 +24,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from giskard_nb.core.files import write_text_atomic
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import ConfigError, GiskardNBError, GiskardValidationError
 from giskard_nb.otel.otlp import attribute
-from giskard_nb.secrets import mask_credentials, mask_url, mask_values
+from giskard_nb.secrets import credential_masker, mask_credentials, mask_url, mask_values
 
 __all__ = ["export_otlp", "results_to_otlp", "send_otlp"]
 
@@ -63,8 +63,9 @@ def results_to_otlp(results: Any, *, service_name: str = "giskard-nb") -> dict[s
     """The OTLP JSON export request (``{"resourceSpans": [...]}``) for ``results``."""
     spans: list[dict[str, Any]] = []
     clock = [time.time_ns()]
+    mask = credential_masker()  # the environment's secrets, read once for the whole export
     for name, result in _cases(results):
-        spans += _case_spans(name, result, clock)
+        spans += _case_spans(name, result, clock, mask)
     return {
         "resourceSpans": [
             {
@@ -105,15 +106,15 @@ def _ids() -> str:
     return secrets.token_hex(8)
 
 
-def _text(value: Any) -> str:
+def _text(value: Any, mask: Callable[[str], str]) -> str:
     if value is None:
         return ""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return mask_credentials(text[:_MAX_TEXT])
+    return mask(text[:_MAX_TEXT])
 
 
-def _json(value: Any) -> str:
-    return _text(json.dumps(mask_values(value), ensure_ascii=False, default=str))
+def _json(value: Any, mask: Callable[[str], str]) -> str:
+    return _text(json.dumps(mask_values(value), ensure_ascii=False, default=str), mask)
 
 
 def _span(
@@ -134,7 +135,7 @@ def _span(
         "startTimeUnixNano": str(start),
         "endTimeUnixNano": str(max(end, start)),
         "attributes": [attribute(k, v) for k, v in attrs.items() if v is not None],
-        "status": {"code": 2, "message": _text(error)} if error is not None else {"code": 1},
+        "status": {"code": 2, "message": error[:_MAX_TEXT]} if error is not None else {"code": 1},
     }
     return span
 
@@ -143,7 +144,16 @@ def _ns(seconds: float | None) -> int:
     return int(max(seconds or 0.0, 0.0) * 1e9)
 
 
-def _case_spans(name: str, result: ScenarioResult, clock: list[int]) -> list[dict[str, Any]]:
+def _case_spans(
+    name: str, result: ScenarioResult, clock: list[int], mask: Callable[[str], str]
+) -> list[dict[str, Any]]:
+
+    def text(value: Any) -> str:
+        return _text(value, mask)
+
+    def as_json(value: Any) -> str:
+        return _json(value, mask)
+
     trace, start = secrets.token_hex(16), clock[0]
     case_id = _ids()
     spans, at = [], start
@@ -158,13 +168,13 @@ def _case_spans(name: str, result: ScenarioResult, clock: list[int]) -> list[dic
             turn_end,
             {
                 "giskard.turn.index": index,
-                "giskard.turn.inputs": _json(interaction.inputs),
-                "giskard.turn.outputs": _json(interaction.outputs),
-                "giskard.turn.metadata": _json(interaction.metadata)
+                "giskard.turn.inputs": as_json(interaction.inputs),
+                "giskard.turn.outputs": as_json(interaction.outputs),
+                "giskard.turn.metadata": as_json(interaction.metadata)
                 if interaction.metadata
                 else None,
-                "input.value": _text(interaction.inputs),
-                "output.value": _text(interaction.outputs),
+                "input.value": text(interaction.inputs),
+                "output.value": text(interaction.outputs),
             },
         )
         spans.append(turn)
@@ -182,15 +192,15 @@ def _case_spans(name: str, result: ScenarioResult, clock: list[int]) -> list[dic
                         "gen_ai.operation.name": "execute_tool",
                         "gen_ai.tool.name": call.name,
                         "gen_ai.tool.call.id": call.id,
-                        "gen_ai.tool.call.arguments": _json(call.arguments),
+                        "gen_ai.tool.call.arguments": as_json(call.arguments),
                         "gen_ai.tool.call.result": None
                         if call.result is None
-                        else _json(call.result),
+                        else as_json(call.result),
                         "giskard.tool.status": call.status,
-                        "giskard.tool.error": None if call.error is None else _text(call.error),
+                        "giskard.tool.error": None if call.error is None else text(call.error),
                         "giskard.tool.server": call.server,
                     },
-                    call.error if call.failed else None,
+                    text(call.error) if call.failed else None,
                 )
             )
             call_at = call_end
@@ -204,7 +214,7 @@ def _case_spans(name: str, result: ScenarioResult, clock: list[int]) -> list[dic
                 "giskard.check.name": str(details.get("check_name") or details.get("check_kind")),
                 "giskard.check.kind": details.get("check_kind"),
                 "giskard.check.status": str(check.status),
-                "giskard.check.message": None if check.message is None else _text(check.message),
+                "giskard.check.message": None if check.message is None else text(check.message),
                 "giskard.check.step": step_index,
                 "giskard.check.turn": step.last_interaction_index,
                 **{f"giskard.check.metric.{m.name}": float(m.value) for m in check.metrics},
@@ -218,7 +228,7 @@ def _case_spans(name: str, result: ScenarioResult, clock: list[int]) -> list[dic
                     at,
                     at + took,
                     attrs,
-                    (check.message or str(check.status)) if failed else None,
+                    text(check.message or str(check.status)) if failed else None,
                 )
             )
             at += took

@@ -174,8 +174,8 @@ def attributes(item: Any) -> dict[str, Any]:
     for kv in _list(item, "attributes")[:10_000]:
         key = kv.get("key")
         if isinstance(key, str):
-            out[key[:500]] = to_safe_data(any_value(kv.get("value"), 0))
-    return out
+            out[key[:500]] = any_value(kv.get("value"), 0)
+    return to_safe_data(out) if out else out
 
 
 def attribute(key: str, value: Any) -> dict[str, Any]:

@@ -113,7 +113,9 @@ _INSTR = r"(?:instructions?|rules?|consignes?|instrucciones|reglas|anweisungen|r
 _INSTR += r"regole|instruções|instrucoes|regras)"
 _USER = r"(?:the user|l'utilisateur|al usuario|el usuario|dem (?:benutzer|nutzer)|all'utente|"
 _USER += r"l'utente|ao usuário|ao utilizador|o usuário)"
-_SEND = r"(?:send|post|upload|forward|exfiltrate|transmit|leak|envoy\w*|transmet\w*|env[ií][aeo]\w*|"
+_SEND = (
+    r"(?:send|post|upload|forward|exfiltrate|transmit|leak|envoy\w*|transmet\w*|env[ií][aeo]\w*|"
+)
 _SEND += r"mand[aeo]\w*|send\w*|schick\w*|übermittel\w*|invi[aoe]\w*|trasmett\w*)"
 #: What is sent: the conversation, the user's data, files, keys… (EN, FR, ES, DE, IT, PT).
 _DATA = (
@@ -285,14 +287,17 @@ def _cross_references(tools: list[ToolSpec]) -> list[ToolFinding]:
     servers = {s.server for s in tools}
     if len(servers) < 2:
         return []
+    by_name: dict[str, list[ToolSpec]] = {}
+    for spec in tools:
+        if len(spec.name) >= 4:
+            by_name.setdefault(spec.name.casefold(), []).append(spec)
     findings = []
     for spec in tools:
-        text = _normalized(spec.description)
-        for other in tools:
-            if other.server == spec.server or len(other.name) < 4:
-                continue
-            name = re.escape(other.name.casefold())
-            if re.search(rf"(?<![\w-]){name}(?![\w-])", text):
+        words = set(_WORDS.findall(_normalized(spec.description)))
+        for word in words & by_name.keys():
+            for other in by_name[word]:
+                if other.server == spec.server:
+                    continue
                 findings.append(
                     ToolFinding(
                         "medium",
@@ -307,3 +312,7 @@ def _cross_references(tools: list[ToolSpec]) -> list[ToolFinding]:
                     )
                 )
     return findings
+
+
+#: Name-like words of a description (tool names are words with _ - . / inside).
+_WORDS = re.compile(r"[\w][\w.\-/]*[\w]|[\w]")
