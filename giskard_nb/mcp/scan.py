@@ -52,15 +52,15 @@ PAYLOADS: tuple[tuple[str, str], ...] = (
 
 _EXECUTED = {
     "passwd": re.compile(r"\broot:[x*!]?:0:0:"),
-    "id": re.compile(r"\buid=\d+\([\w-]+\)\s+gid=\d+"),
+    "id": re.compile(r"\buid=\d{1,10}\([\w-]{1,64}\)\s{1,4}gid=\d"),
 }
 _TRACE = re.compile(
-    r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|\n\s+at [\w$.]+\([\w.]+:\d+\)"
-    r"|Exception in thread|panicked at"
+    r"Traceback \(most recent call last\)|File \"[^\"\n]{1,300}\", line \d"
+    r"|\n\s{1,12}at [\w$.]{1,200}\([\w.]{1,200}:\d|Exception in thread|panicked at"
 )
 _DB_ERROR = re.compile(
-    r"sqlite3?\.\w*Error|OperationalError|syntax error at or near|You have an error in your SQL "
-    r"syntax|unrecognized token|ORA-\d{5}|psycopg\w*\.errors",
+    r"sqlite3?\.\w{0,40}Error|OperationalError|syntax error at or near|You have an error in your SQL "
+    r"syntax|unrecognized token|ORA-\d{5}|psycopg\w{0,10}\.errors",
     re.IGNORECASE,
 )
 

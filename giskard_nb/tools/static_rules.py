@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["INSTRUCTION_PATTERNS", "hidden_unicode", "instructions", "shadowing", "skeleton"]
 
+#: The longest text read for instructions (a description longer than this is itself suspect).
+MAX_TEXT = 20_000
+
 _TAGS = re.compile("[\U000e0000-\U000e007f]+")
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u180e\u00ad\u034f\u2061-\u2064]")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
@@ -38,7 +41,7 @@ _INSTRUCTION_FIX = (
 def _escaped(text: str) -> str:
     """``text`` with invisible and control characters shown as ``\\u….``, cut to the evidence size."""
     out = []
-    for ch in text:
+    for ch in text[: MAX_EVIDENCE + 1]:
         if _INVISIBLE.match(ch) or (unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\n\t"):
             out.append(f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
         else:
@@ -114,9 +117,9 @@ _INSTR += r"regole|instruções|instrucoes|regras)"
 _USER = r"(?:the user|l'utilisateur|al usuario|el usuario|dem (?:benutzer|nutzer)|all'utente|"
 _USER += r"l'utente|ao usuário|ao utilizador|o usuário)"
 _SEND = (
-    r"(?:send|post|upload|forward|exfiltrate|transmit|leak|envoy\w*|transmet\w*|env[ií][aeo]\w*|"
+    r"(?:send|post|upload|forward|exfiltrate|transmit|leak|envoy\w*+|transmet\w*+|env[ií][aeo]\w*+|"
 )
-_SEND += r"mand[aeo]\w*|send\w*|schick\w*|übermittel\w*|invi[aoe]\w*|trasmett\w*)"
+_SEND += r"mand[aeo]\w*+|send\w*+|schick\w*+|übermittel\w*+|invi[aoe]\w*+|trasmett\w*+)"
 #: What is sent: the conversation, the user's data, files, keys… (EN, FR, ES, DE, IT, PT).
 _DATA = (
     r"(?:everything|conversation|chat|history|messages?|data|contents?|files?|keys?|credentials?|"
@@ -132,20 +135,20 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (name, severity, re.compile(pattern))
     for name, severity, pattern in (
         # override earlier instructions (EN, FR, ES, DE, IT, PT)
-        ("override", "high", rf"\b(?:ignore|disregard|forget)\w* {_ALL}{_PREV} {_INSTR}"),
-        ("override", "high", rf"\bignor\w* {_ALL}{_INSTR} {_PREV}"),
+        ("override", "high", rf"\b(?:ignore|disregard|forget)\w*+ {_ALL}{_PREV} {_INSTR}"),
+        ("override", "high", rf"\bignor\w*+ {_ALL}{_INSTR} {_PREV}"),
         (
             "override",
             "high",
-            rf"\b(?:oublie\w*|olvida\w*|vergiss\w*|dimentica\w*|esque[cç]a\w*) "
+            rf"\b(?:oublie\w*+|olvida\w*+|vergiss\w*+|dimentica\w*+|esque[cç]a\w*+) "
             rf"{_ALL}{_INSTR}",
         ),
-        ("override", "high", rf"\bignorier\w* {_ALL}{_PREV} {_INSTR}"),
+        ("override", "high", rf"\bignorier\w*+ {_ALL}{_PREV} {_INSTR}"),
         # hide something from the user
         (
             "secrecy",
             "high",
-            r"\b(?:do not|don't|never) (?:tell|mention|inform|reveal|show)\w*"
+            r"\b(?:do not|don't|never) (?:tell|mention|inform|reveal|show)\w*+"
             r"(?: (?:this|it|that))? (?:to )?(?:the )?user",
         ),
         ("secrecy", "high", r"\bwithout (?:telling|informing|notifying|asking) the user"),
@@ -153,32 +156,32 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             "secrecy",
             "high",
             rf"\bne (?:le |lui |l'|rien )?(?:dites|dis|mentionnez|informez|"
-            rf"révélez)\w* (?:pas|rien|jamais)\b.{{0,30}}{_USER}",
+            rf"révélez)\w*+ (?:pas|rien|jamais)\b.{{0,30}}{_USER}",
         ),
-        ("secrecy", "high", rf"\bsans (?:le )?(?:dire|informer|prévenir)\w* (?:à )?{_USER}"),
+        ("secrecy", "high", rf"\bsans (?:le )?(?:dire|informer|prévenir)\w*+ (?:à )?{_USER}"),
         (
             "secrecy",
             "high",
             rf"\bno (?:se lo |le |lo )?(?:digas|diga|menciones|informes|"
-            rf"cuentes|reveles)\w*.{{0,20}}{_USER}",
+            rf"cuentes|reveles)\w*+.{{0,20}}{_USER}",
         ),
-        ("secrecy", "high", rf"\bsin (?:decirle|decir|informar|avisar)\w*.{{0,12}}{_USER}"),
+        ("secrecy", "high", rf"\bsin (?:decirle|decir|informar|avisar)\w*+.{{0,12}}{_USER}"),
         (
             "secrecy",
             "high",
-            rf"\b(?:sag|sage|sagen sie|erzähl|verrat)\w*.{{0,20}}{_USER}.{{0,8}}"
+            rf"\b(?:sag|sage|sagen sie|erzähl|verrat)\w*+.{{0,20}}{_USER}.{{0,8}}"
             r"\bnichts?\b",
         ),
         ("secrecy", "high", rf"\bohne (?:es )?{_USER} zu (?:sagen|informieren)"),
         (
             "secrecy",
             "high",
-            rf"\bnon (?:dire|dirlo|menzionare|informare|rivelare)\w*.{{0,12}}"
+            rf"\bnon (?:dire|dirlo|menzionare|informare|rivelare)\w*+.{{0,12}}"
             rf"{_USER}",
         ),
-        ("secrecy", "high", rf"\bsenza (?:dirlo|dire|informare|avvisare)\w*.{{0,12}}{_USER}"),
-        ("secrecy", "high", rf"\bnão (?:diga|conte|mencione|informe|revele)\w*.{{0,12}}{_USER}"),
-        ("secrecy", "high", rf"\bsem (?:dizer|contar|informar|avisar)\w*.{{0,12}}{_USER}"),
+        ("secrecy", "high", rf"\bsenza (?:dirlo|dire|informare|avvisare)\w*+.{{0,12}}{_USER}"),
+        ("secrecy", "high", rf"\bnão (?:diga|conte|mencione|informe|revele)\w*+.{{0,12}}{_USER}"),
+        ("secrecy", "high", rf"\bsem (?:dizer|contar|informar|avisar)\w*+.{{0,12}}{_USER}"),
         # send data somewhere
         (
             "exfiltration",
@@ -211,8 +214,9 @@ _KIND = {
 
 
 def instructions(spec: ToolSpec, location: str, text: str) -> list[ToolFinding]:
-    """Instruction-like text in ``text`` (one finding per kind of instruction)."""
-    plain = _normalized(text)
+    """Instruction-like text in ``text`` (one finding per kind of instruction; the first
+    ``MAX_TEXT`` characters are read)."""
+    plain = _normalized(text[:MAX_TEXT])
     findings, seen = [], set()
     for name, severity, pattern in INSTRUCTION_PATTERNS:
         match = pattern.search(plain)

@@ -153,3 +153,15 @@ def test_provider_dicts_are_read_and_bad_input_is_a_clear_error(tmp_path) -> Non
     (tmp_path / "bad.json").write_text('{"tool_fingerprints": {"a": "not a hash"}}')
     with pytest.raises(GiskardValidationError, match="sha256"):
         scan_tool_definitions(CLEAN, previous=tmp_path / "bad.json")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "unit",
+    ["send", "send data ", "ignore ", "a\u200b", "do not tell ", "<important", "\U000e0041"],
+)
+def test_hostile_definitions_are_read_in_linear_time(unit: str) -> None:
+    # a quadratic pattern takes minutes on 200 KB; no timing is asserted
+    text = unit * (200_000 // len(unit))
+    specs = [ToolSpec(name="t", description=text, input_schema={"x": {"description": text}})]
+    scan_tool_definitions(specs)
