@@ -140,6 +140,15 @@ def _span(
     return span
 
 
+def _number(value: Any) -> float:
+    """A finite non-negative number from a stored value (0 for anything else)."""
+    try:
+        number = float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0
+    return number if 0 <= number < 1e12 else 0.0
+
+
 def _ns(seconds: float | None) -> int:
     return int(max(seconds or 0.0, 0.0) * 1e9)
 
@@ -209,7 +218,7 @@ def _case_spans(
     for step_index, step in enumerate(result.steps):
         for check in step.results:
             details = check.details or {}
-            took = _ns((details.get("duration_ms") or 0) / 1000)
+            took = _ns(_number(details.get("duration_ms")) / 1000)
             attrs = {
                 "giskard.check.name": str(details.get("check_name") or details.get("check_kind")),
                 "giskard.check.kind": details.get("check_kind"),
@@ -243,7 +252,6 @@ def _case_spans(
         {
             "giskard.case.name": name,
             "giskard.case.status": status,
-            "giskard.case.id": case_id,
             "gen_ai.operation.name": "invoke_agent",
         },
         status if status in ("fail", "error") else None,

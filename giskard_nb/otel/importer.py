@@ -33,7 +33,7 @@ from giskard_nb.otel.otlp import Span, load_otlp
 
 __all__ = ["test_cases_from_otlp", "traces_from_otlp"]
 
-_SESSION_KEYS = ("session.id", "gen_ai.conversation.id", "giskard.case.id")
+_SESSION_KEYS = ("session.id", "gen_ai.conversation.id")
 
 
 def traces_from_otlp(source: Any) -> list[Trace]:
