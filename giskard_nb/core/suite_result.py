@@ -141,7 +141,7 @@ class SuiteResult(Parametrizable[*Params], BaseModel):
     def pass_rates_frame(self, *, by: str = "check", tag_key: str | None = None) -> Any:
         """``pass_rates`` as a pandas DataFrame (``group``, counts, ``pass_rate``, ``pass_rate_low``,
         ``pass_rate_high``, ``interval_method``)."""
-        from giskard_nb.frames.rates import rates_frame
+        from giskard_nb.frames import rates_frame
 
         return rates_frame(self.pass_rates(by=by, tag_key=tag_key), by=by)
 
@@ -265,7 +265,8 @@ class SuiteResult(Parametrizable[*Params], BaseModel):
     # -- DataFrames and charts (pandas/plotly are imported only when these are called) ---------------
 
     def to_dataframe(self, *, level: str = "scenarios") -> Any:
-        """A pandas DataFrame: one row per scenario (``level="scenarios"``), or per ``"checks"`` (long
+        """A pandas DataFrame: one row per scenario run (``level="scenarios"``), or per ``"cases"``
+        (a scenario over its repeats, with ``pass_rate_low``/``pass_rate_high``), ``"checks"`` (long
         format), ``"steps"`` or ``"interactions"``; columns documented in ``giskard_nb.frames.results``."""
         from giskard_nb.frames import to_dataframe
 
