@@ -56,9 +56,11 @@ from giskard_nb.checks.llm import (
 )
 from giskard_nb.checks.semantic import SemanticSimilarity
 from giskard_nb.core.agent_convention import agent_input
+from giskard_nb.core.calibration import CalibrationReport, calibrate
 from giskard_nb.core.check import Check
 from giskard_nb.core.extraction import JSONPathStr, NoMatch, resolve
 from giskard_nb.core.interaction import Interaction, Trace
+from giskard_nb.core.labels import Label, LabelStore, label, labels
 from giskard_nb.core.missing import MISSING
 from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.result import CheckResult, CheckStatus, Metric
@@ -182,6 +184,7 @@ __all__ = [
     "BaseGenerator",
     "BaseLLMCheck",
     "BaseLLMGenerator",
+    "CalibrationReport",
     "Check",
     "CheckResult",
     "CheckStatus",
@@ -225,6 +228,8 @@ __all__ = [
     "LLMError",
     "LLMGenerator",
     "LLMJudge",
+    "Label",
+    "LabelStore",
     "Latency",
     "LessThan",
     "LessThanEquals",
@@ -286,9 +291,12 @@ __all__ = [
     "WorkerPoolExhausted",
     "__version__",
     "agent_input",
+    "calibrate",
     "from_fn",
     "get_default_embedding_model",
     "get_default_generator",
+    "label",
+    "labels",
     "register_template_folder",
     "resolve",
     "run_scan",

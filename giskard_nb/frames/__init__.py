@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.frames._common import json_cell
+from giskard_nb.frames.calibration import calibration_frame
 from giskard_nb.frames.export import FRAME_FORMATS, require_parquet, write_frame
 from giskard_nb.frames.rates import rates_frame
 from giskard_nb.palette import STATUSES
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FRAME_FORMATS",
     "STATUSES",
+    "calibration_frame",
     "rates_frame",
     "records_frame",
     "require_parquet",
