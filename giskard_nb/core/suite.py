@@ -108,12 +108,14 @@ class Suite(BaseModel):
         finally:
             if bar is not None:
                 bar.close()
-        return SuiteResult(
+        result = SuiteResult(
             name=self.name,
             results=[r for r in results if r is not None],
             duration_ms=(time.perf_counter() - start) * 1000,
             repeats=repeats,
         )
+        result._scenarios = list(self.scenarios)  # what rescore() re-runs (not serialized)
+        return result
 
     run_sync = sync_twin(run)
 

@@ -14,10 +14,12 @@ from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.repeats import CaseSummary, GroupRate, case_summaries, compare_runs, rates_by
 from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.core.sync import sync_twin
 from giskard_nb.core.usage import Usage
 
 if TYPE_CHECKING:
     from giskard_nb.core.check import Check
+    from giskard_nb.core.scenario import Scenario
     from giskard_nb.stats.intervals import Interval
     from giskard_nb.stats.paired import PairedTest
 
@@ -79,6 +81,7 @@ class SuiteResult(Parametrizable[*Params], BaseModel):
     repeats: int = 1
 
     _counts: dict[CheckStatus, int] = PrivateAttr(default_factory=dict)
+    _scenarios: list[Scenario] | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         self._counts = dict(Counter(r.status for r in self.results))
@@ -179,13 +182,31 @@ class SuiteResult(Parametrizable[*Params], BaseModel):
             confidence=confidence,
         )
 
-    def rescore(self, checks: list[Check] | None = None, *, generator: Any = None) -> SuiteResult:
+    @property
+    def scenarios(self) -> list[Scenario] | None:
+        """The scenarios that produced this result (set by ``Suite.run``; None for a result that was
+        loaded or built): what ``rescore()`` re-runs when given no checks."""
+        return self._scenarios
+
+    async def rescore(
+        self,
+        checks: list[Check] | None = None,
+        *,
+        generator: Any = None,
+        name: str | None = None,
+        max_concurrency: int = 10,
+    ) -> SuiteResult:
         """Re-run checks on the stored traces, without calling the agent: ``checks`` on each final
         trace, or (None) the suite's own checks, step by step; ``generator`` replaces the judge of
-        every LLM check. See ``giskard_nb.core.rescore``."""
+        every LLM check; ``name`` names the new result. See ``giskard_nb.core.rescore``."""
         from giskard_nb.core.rescore import rescore_suite
 
-        return rescore_suite(self, checks, generator=generator)
+        rescored = await rescore_suite(
+            self, checks, generator=generator, max_concurrency=max_concurrency
+        )
+        return rescored if name is None else rescored.model_copy(update={"name": name})
+
+    rescore_sync = sync_twin(rescore)
 
     @property
     def passed(self) -> bool:
