@@ -182,8 +182,15 @@ def _num(value: float | None, interval: Any, *, pct: bool = True) -> str:
     if pct:
         shown = f"{value:.0%}"
         return shown + (f" [95% CI {interval.low:.0%}–{interval.high:.0%}]" if interval else "")
-    shown = f"{value:.2f}"
-    return shown + (f" [95% CI {interval.low:.2f}–{interval.high:.2f}]" if interval else "")
+    shown = f"{_plain(value):.2f}"
+    return shown + (
+        f" [95% CI {_plain(interval.low):.2f}–{_plain(interval.high):.2f}]" if interval else ""
+    )
+
+
+def _plain(value: float) -> float:
+    """``value`` rounded to 2 places, without a negative zero ("-0.00")."""
+    return round(value, 2) + 0.0
 
 
 def _score(result: CheckResult) -> float | None:

@@ -314,12 +314,18 @@ class SuiteResult(Parametrizable[*Params], BaseModel):
 
     def __repr__(self) -> str:
         return (
-            f"<SuiteResult {self.name!r} {len(self.results)} scenarios: {self.passed_count} passed, "
+            f"<SuiteResult {self.name!r} {self._size()}: {self.passed_count} passed, "
             f"{self.failed_count} failed, {self.errored_count} errored, {self.skipped_count} skipped "
             f"({self.rate.text(interval=self.pass_rate_interval())}){self.repeats_note()}>"
         )
 
     __str__ = __repr__
+
+    def _size(self) -> str:
+        """``"20 scenarios"``, or ``"100 runs (20 scenarios × 5 repeats)"`` with repeats."""
+        if self.repeats <= 1:
+            return f"{len(self.results)} scenarios"
+        return f"{len(self.results)} runs ({len(self.cases)} scenarios × {self.repeats} repeats)"
 
     def repeats_note(self) -> str:
         """``" | 3 repeats: pass^k 60%, pass@k 90%, 2 flaky"`` for a run with repeats, else ``""``."""
