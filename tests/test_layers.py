@@ -88,8 +88,10 @@ UPWARD_ALLOWED: tuple[Arrow, ...] = (
     Arrow("giskard_nb.core.suite_result", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
     Arrow("giskard_nb.core.suite_result", "giskard_nb.charts", f"{_DISPLAY} plot_*()"),
     Arrow("giskard_nb.core.labels", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
-    Arrow("giskard_nb.core.calibration", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
-    Arrow("giskard_nb.core.calibration", "giskard_nb.charts", f"{_DISPLAY} plot_confusion()"),
+    Arrow("giskard_nb.core.calibration_report", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
+    Arrow(
+        "giskard_nb.core.calibration_report", "giskard_nb.charts", f"{_DISPLAY} plot_confusion()"
+    ),
     Arrow("giskard_nb.scan.result", "giskard_nb.frames.scans", f"{_DISPLAY} *_dataframe()"),
     Arrow(
         "giskard_nb.scan.result", "giskard_nb.charts", f"{_DISPLAY} plot_grid(), plot_grade_card()"

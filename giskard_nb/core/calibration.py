@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from giskard_nb.core.calibration_report import CalibrationReport
 from giskard_nb.core.labels import Label, LabelStore, result_key, scenario_results
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.stats.agreement import (
@@ -39,158 +40,20 @@ from giskard_nb.stats.agreement import (
 if TYPE_CHECKING:
     from giskard_nb.core.result import CheckResult
 
-__all__ = ["MIN_LABELS", "CalibrationReport", "calibrate", "suggest_threshold"]
+__all__ = [
+    "MIN_LABELS",
+    "CalibrationItem",
+    "CalibrationReport",
+    "HumanLabel",
+    "calibrate",
+    "calibration_report",
+    "suggest_threshold",
+]
 
 MIN_LABELS = 30
 MIN_KAPPA = 0.6
 MAX_F1_WIDTH = 0.3
 _TEXT = 500
-
-
-@dataclass(frozen=True)
-class CalibrationReport:
-    """A check's verdicts against human labels (see the module docstring)."""
-
-    check: str
-    scores: AgreementScores
-    rows: list[dict[str, Any]]
-    labelers: int
-    interlabeler_kappa: float | None
-    interlabeler_method: str | None
-    unlabelled: int
-    not_judged: int
-    ties: int
-    verdict: str
-    reason: str
-    current_threshold: float | None = None
-    suggested_threshold: float | None = None
-    threshold_agreement: float | None = None
-
-    @property
-    def n_labels(self) -> int:
-        """Labelled verdicts compared (judged by the check and by people)."""
-        return self.scores.n
-
-    @property
-    def disagreements(self) -> list[dict[str, Any]]:
-        """The rows where the check and the people disagree."""
-        return [r for r in self.rows if not r["agree"]]
-
-    def summary(self) -> dict[str, Any]:
-        """The figures as plain data."""
-        s = self.scores
-
-        def pair(interval: Any) -> list[float] | None:
-            return None if interval is None else [interval.low, interval.high]
-
-        return {
-            "check": self.check,
-            "n_labels": s.n,
-            "agreement": s.agreement,
-            "agreement_interval": pair(s.agreement_interval),
-            "kappa": s.kappa,
-            "kappa_interval": pair(s.kappa_interval),
-            "precision": s.precision,
-            "precision_interval": pair(s.precision_interval),
-            "recall": s.recall,
-            "recall_interval": pair(s.recall_interval),
-            "f1": s.f1,
-            "f1_interval": pair(s.f1_interval),
-            "confusion": dict(s.confusion),
-            "labelers": self.labelers,
-            "interlabeler_kappa": self.interlabeler_kappa,
-            "interlabeler_method": self.interlabeler_method,
-            "unlabelled": self.unlabelled,
-            "not_judged": self.not_judged,
-            "ties": self.ties,
-            "verdict": self.verdict,
-            "reason": self.reason,
-            "current_threshold": self.current_threshold,
-            "suggested_threshold": self.suggested_threshold,
-            "threshold_agreement": self.threshold_agreement,
-        }
-
-    def to_dataframe(self, *, disagreements_only: bool = False) -> Any:
-        """One row per labelled verdict: ``scenario``, ``input``, ``output``, ``judge_passed``,
-        ``human_passed``, ``agree``, ``judge_reason``, ``human_note``, ``labelers``, ``score``."""
-        from giskard_nb.frames import calibration_frame
-
-        return calibration_frame(self.disagreements if disagreements_only else self.rows)
-
-    def plot_confusion(self) -> Any:
-        """A Plotly heatmap: the check's verdicts against the human ones."""
-        from giskard_nb.charts import plot_confusion
-
-        return plot_confusion(self)
-
-    def text(self) -> str:
-        s = self.scores
-        lines = [
-            f"Calibration of {self.check!r}: {self.verdict.upper()} — {self.reason}",
-            f"  {s.n} labelled verdicts ({self.labelers} labeler(s)); "
-            f"{len(self.disagreements)} disagreements",
-            f"  agreement {_num(s.agreement, s.agreement_interval)}",
-            f"  kappa     {_num(s.kappa, s.kappa_interval, pct=False)}",
-            f"  precision {_num(s.precision, s.precision_interval)} (positive: a failure)",
-            f"  recall    {_num(s.recall, s.recall_interval)}",
-            f"  F1        {_num(s.f1, s.f1_interval)}",
-        ]
-        if self.interlabeler_kappa is not None:
-            lines.append(
-                f"  between labelers: kappa {self.interlabeler_kappa:.2f} ({self.interlabeler_method})"
-            )
-        if self.suggested_threshold is not None:
-            lines.append(
-                f"  threshold {_opt(self.current_threshold)} → suggested "
-                f"{self.suggested_threshold:.3f} (agreement {self.threshold_agreement:.0%})"
-            )
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return f"<CalibrationReport {self.check!r}: {self.verdict}, {self.scores.n} labels>"
-
-    def __str__(self) -> str:
-        return self.text()
-
-    def _repr_html_(self) -> str:
-        from giskard_nb.core.render import e, safe_html
-
-        def render(report: CalibrationReport) -> str:
-            rows = "".join(
-                f"<tr><td>{e(r['scenario'] or '')}</td><td>{e(r['output'] or '')}</td>"
-                f"<td>{'PASS' if r['judge_passed'] else 'FAIL'}</td>"
-                f"<td>{'PASS' if r['human_passed'] else 'FAIL'}</td>"
-                f"<td>{e(r['judge_reason'] or '')}</td><td>{e(r['human_note'] or '')}</td></tr>"
-                for r in report.disagreements[:100]
-            )
-            return (
-                f"<div><pre>{e(report.text())}</pre><table><tr><th>scenario</th><th>output</th>"
-                f"<th>check</th><th>human</th><th>check's reason</th><th>note</th></tr>{rows}"
-                "</table></div>"
-            )
-
-        return safe_html(render, self)
-
-
-def _opt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:g}"
-
-
-def _num(value: float | None, interval: Any, *, pct: bool = True) -> str:
-    if value is None:
-        return "n/a"
-    if pct:
-        shown = f"{value:.0%}"
-        return shown + (f" [95% CI {interval.low:.0%}–{interval.high:.0%}]" if interval else "")
-    shown = f"{_plain(value):.2f}"
-    return shown + (
-        f" [95% CI {_plain(interval.low):.2f}–{_plain(interval.high):.2f}]" if interval else ""
-    )
-
-
-def _plain(value: float) -> float:
-    """``value`` rounded to 2 places, without a negative zero ("-0.00")."""
-    return round(value, 2) + 0.0
 
 
 def _score(result: CheckResult) -> float | None:
@@ -221,28 +84,51 @@ def suggest_threshold(
     return best[0], best[1]
 
 
-def _human_verdicts(items: Iterable[Label]) -> dict[str, list[Label]]:
-    """Labels per result key, one per labeler (the latest)."""
-    latest: dict[tuple[str, str], Label] = {}
-    for x in items:
-        latest[(x.key, x.labeler)] = x
-    out: dict[str, list[Label]] = {}
-    for (key, _), x in latest.items():
-        out.setdefault(key, []).append(x)
-    return out
+class HumanLabel(NamedTuple):
+    """One person's verdict on one item (a ``Label`` has these fields too)."""
+
+    labeler: str
+    passed: bool
+    note: str | None = None
 
 
-def _interlabeler(by_key: dict[str, list[Label]]) -> tuple[int, float | None, str | None]:
+@dataclass(frozen=True)
+class CalibrationItem:
+    """One verdict of the check to compare: the check's verdict (``judge_passed``), the human labels
+    on the same conversation (``key``: the same key for the same conversation, so repeats share
+    their labels), and what the disagreement rows show. The Hub builds these from its stored rows."""
+
+    key: str
+    judge_passed: bool
+    labels: Sequence[HumanLabel]
+    scenario: str | None = None
+    input: str | None = None
+    output: str | None = None
+    judge_reason: str | None = None
+    score: float | None = None
+    threshold: float | None = None
+
+
+def _latest_per_labeler(labels: Iterable[Any]) -> list[HumanLabel]:
+    latest: dict[str, HumanLabel] = {}
+    for x in labels:
+        latest[x.labeler] = HumanLabel(x.labeler, x.passed, x.note)
+    return list(latest.values())
+
+
+def _interlabeler(items: Sequence[CalibrationItem]) -> tuple[int, float | None, str | None]:
+    by_key = {item.key: _latest_per_labeler(item.labels) for item in items}
     labelers = {x.labeler for group in by_key.values() for x in group}
-    shared = [g for g in by_key.values() if len(g) >= 2]
+    shared = {k: g for k, g in by_key.items() if len(g) >= 2}
     if len(labelers) < 2 or not shared:
         return len(labelers), None, None
-    if len({len(g) for g in shared}) == 1:
-        return len(labelers), fleiss_kappa([[x.passed for x in g] for g in shared]), "Fleiss"
+    if len({len(g) for g in shared.values()}) == 1:
+        kappa = fleiss_kappa([[x.passed for x in g] for g in shared.values()])
+        return len(labelers), kappa, "Fleiss"
     by_labeler: dict[str, dict[str, bool]] = {}
-    for g in shared:
+    for key, g in shared.items():
         for x in g:
-            by_labeler.setdefault(x.labeler, {})[x.key] = x.passed
+            by_labeler.setdefault(x.labeler, {})[key] = x.passed
     return len(labelers), mean_pairwise_kappa(by_labeler), "mean pairwise Cohen"
 
 
@@ -262,6 +148,77 @@ def _verdict(scores: AgreementScores, min_labels: int) -> tuple[str, str]:
     return "reliable", f"kappa {scores.kappa:.2f}, F1 interval {width:.2f} wide"
 
 
+def calibration_report(
+    check: str,
+    items: Sequence[CalibrationItem],
+    *,
+    unlabelled: int = 0,
+    not_judged: int = 0,
+    min_labels: int = MIN_LABELS,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> CalibrationReport:
+    """The report of ``items`` (labelled PASS/FAIL verdicts of check ``check``); ``unlabelled`` and
+    ``not_judged`` (verdicts that errored or were skipped) are counted, not compared. The human verdict
+    of an item is the majority of its labelers (the latest label of each); ties are left out."""
+    judged: list[bool] = []
+    human: list[bool] = []
+    rows: list[dict[str, Any]] = []
+    scores_seen: list[float | None] = []
+    thresholds = [i.threshold for i in items if i.threshold is not None]
+    ties = 0
+    for item in items:
+        group = _latest_per_labeler(item.labels)
+        votes = Counter(x.passed for x in group)
+        if votes[True] == votes[False]:
+            ties += 1
+            continue
+        human_passed = votes[True] > votes[False]
+        judged.append(item.judge_passed)
+        human.append(human_passed)
+        scores_seen.append(item.score)
+        notes = "; ".join(f"{x.labeler}: {x.note}" for x in group if x.note)
+        rows.append(
+            {
+                "scenario": item.scenario,
+                "input": item.input,
+                "output": item.output,
+                "judge_passed": item.judge_passed,
+                "human_passed": human_passed,
+                "agree": item.judge_passed == human_passed,
+                "judge_reason": item.judge_reason,
+                "human_note": notes or None,
+                "labelers": len(group),
+                "score": item.score,
+            }
+        )
+    scores = agreement_scores(judged, human, confidence=confidence, seed=seed)
+    labelers, inter, method = _interlabeler(items)
+    verdict_word, reason = _verdict(scores, min_labels)
+    current = thresholds[0] if thresholds else None
+    suggestion = None
+    if scores_seen and all(s is not None for s in scores_seen):
+        suggestion = suggest_threshold(
+            [float(s) for s in scores_seen if s is not None], human, current
+        )
+    return CalibrationReport(
+        check=check,
+        scores=scores,
+        rows=rows,
+        labelers=labelers,
+        interlabeler_kappa=inter,
+        interlabeler_method=method,
+        unlabelled=unlabelled,
+        not_judged=not_judged,
+        ties=ties,
+        verdict=verdict_word,
+        reason=reason,
+        current_threshold=current,
+        suggested_threshold=suggestion[0] if suggestion else None,
+        threshold_agreement=suggestion[1] if suggestion else None,
+    )
+
+
 def calibrate(
     results: Any,
     labels: Iterable[Label] | LabelStore | None = None,
@@ -279,76 +236,52 @@ def calibrate(
     store = labels if isinstance(labels, LabelStore) else None
     if labels is None or store is not None:
         labels = (store or LabelStore(path)).list(check=check)
-    by_key = _human_verdicts(x for x in labels if x.check == check)
-    judged: list[bool] = []
-    human: list[bool] = []
-    rows: list[dict[str, Any]] = []
-    scores_seen: list[float | None] = []
-    thresholds: list[float] = []
-    unlabelled = not_judged = ties = 0
+    by_key: dict[str, list[Label]] = {}
+    for x in labels:
+        if x.check == check:
+            by_key.setdefault(x.key, []).append(x)
+    items: list[CalibrationItem] = []
+    unlabelled = not_judged = 0
     for r in scenario_results(results):
         found = [c for c in r.check_results if c.check_name == check]
         if not found:
             continue
-        group = by_key.get(result_key(r))
-        if not group:
+        key = result_key(r)
+        if key not in by_key:
             unlabelled += 1
             continue
         verdict = next((c for c in found if c.status.value in ("pass", "fail")), None)
         if verdict is None:
             not_judged += 1
             continue
-        votes = Counter(x.passed for x in group)
-        if votes[True] == votes[False]:
-            ties += 1
-            continue
-        human_passed = votes[True] > votes[False]
-        judged.append(verdict.passed)
-        human.append(human_passed)
-        score = _score(verdict)
-        scores_seen.append(score)
         threshold = verdict.details.get("threshold")
-        if isinstance(threshold, int | float) and not isinstance(threshold, bool):
-            thresholds.append(float(threshold))
         last = r.final_trace.last
-        notes = "; ".join(f"{x.labeler}: {x.note}" for x in group if x.note)
-        rows.append(
-            {
-                "scenario": r.scenario_name,
-                "input": _text(last.inputs) if last else None,
-                "output": _text(last.outputs) if last else None,
-                "judge_passed": verdict.passed,
-                "human_passed": human_passed,
-                "agree": verdict.passed == human_passed,
-                "judge_reason": _text(verdict.message),
-                "human_note": notes or None,
-                "labelers": len(group),
-                "score": score,
-            }
+        items.append(
+            CalibrationItem(
+                key=key,
+                judge_passed=verdict.passed,
+                labels=by_key[key],
+                scenario=r.scenario_name,
+                input=_text(last.inputs) if last else None,
+                output=_text(last.outputs) if last else None,
+                judge_reason=_text(verdict.message),
+                score=_score(verdict),
+                threshold=float(threshold) if _is_number(threshold) else None,
+            )
         )
-    scores = agreement_scores(judged, human, confidence=confidence, seed=seed)
-    labelers, inter, method = _interlabeler(by_key)
-    verdict_word, reason = _verdict(scores, min_labels)
-    current = thresholds[0] if thresholds else None
-    suggestion = None
-    if scores_seen and all(s is not None for s in scores_seen):
-        suggestion = suggest_threshold([float(s) for s in scores_seen], human, current)  # type: ignore[arg-type]
-    return CalibrationReport(
-        check=check,
-        scores=scores,
-        rows=rows,
-        labelers=labelers,
-        interlabeler_kappa=inter,
-        interlabeler_method=method,
+    return calibration_report(
+        check,
+        items,
         unlabelled=unlabelled,
         not_judged=not_judged,
-        ties=ties,
-        verdict=verdict_word,
-        reason=reason,
-        current_threshold=current,
-        suggested_threshold=suggestion[0] if suggestion else None,
-        threshold_agreement=suggestion[1] if suggestion else None,
+        min_labels=min_labels,
+        confidence=confidence,
+        seed=seed,
     )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _text(value: Any) -> str | None:

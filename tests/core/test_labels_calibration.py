@@ -188,3 +188,22 @@ def test_threshold_suggestion_for_a_scored_check(tmp_path):
 def test_calibrate_needs_a_check_name():
     with pytest.raises(GiskardValidationError, match="check="):
         calibrate([], [], check="")
+
+
+def test_calibration_report_from_plain_items_as_the_hub_builds_them():
+    from giskard_nb.core.calibration import CalibrationItem, HumanLabel, calibration_report
+
+    ana_bob = [HumanLabel("ana", False, "wrong"), HumanLabel("bob", False)]
+    items = [
+        CalibrationItem("k1", True, ana_bob, output="a", judge_reason="looks fine"),
+        CalibrationItem("k1", False, ana_bob, output="a"),  # a repeat: same labels, counted once
+        CalibrationItem("k2", True, [HumanLabel("ana", True), HumanLabel("bob", False)]),
+        CalibrationItem("k3", False, [HumanLabel("ana", True), HumanLabel("ana", False)]),
+    ]
+    report = calibration_report("judge", items, unlabelled=5, min_labels=2)
+    assert report.ties == 1 and report.n_labels == 3 and report.unlabelled == 5
+    assert [r["agree"] for r in report.rows] == [False, True, True]  # ana's latest label counts
+    assert report.rows[0]["human_note"] == "ana: wrong"
+    # k1 (F, F) and k2 (T, F) by ana and bob: Fleiss over 2 items
+    assert report.interlabeler_method == "Fleiss" and report.labelers == 2
+    assert report.summary()["unlabelled"] == 5
