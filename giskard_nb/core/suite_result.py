@@ -82,9 +82,11 @@ class SuiteResult(Parametrizable[*Params], BaseModel):
 
     _counts: dict[CheckStatus, int] = PrivateAttr(default_factory=dict)
     _scenarios: list[Scenario] | None = PrivateAttr(default=None)
+    _intervals: dict[float, Interval | None] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, context: Any, /) -> None:
         self._counts = dict(Counter(r.status for r in self.results))
+        self._intervals = {}
 
     def model_copy(
         self, *, update: dict[str, Any] | None = None, deep: bool = False
@@ -134,7 +136,10 @@ class SuiteResult(Parametrizable[*Params], BaseModel):
     def pass_rate_interval(self, confidence: float = 0.95) -> Interval | None:
         """The interval of ``pass_rate``: Wilson's when each case ran once, the seeded bootstrap over
         cases with repeats; None when there is no rate."""
-        return rates_by(self.results, confidence=confidence)[0].interval if self.results else None
+        if confidence not in self._intervals:  # computed once: the repr, report and HTML show it
+            found = rates_by(self.results, confidence=confidence) if self.results else []
+            self._intervals[confidence] = found[0].interval if found else None
+        return self._intervals[confidence]
 
     def pass_rates(self, *, by: str = "check", tag_key: str | None = None) -> list[GroupRate]:
         """The pass rate with its 95 % interval per ``"check"``, per ``"tag"`` (the values of

@@ -100,12 +100,17 @@ def bootstrap_interval(
     n = len(items)
     values = []
     for _ in range(resamples):
-        value = statistic([items[rng.randrange(n)] for _ in range(n)])
+        value = statistic(rng.choices(items, k=n))
         if value is not None and not math.isnan(value):
             values.append(value)
+    return _percentiles(values, confidence)
+
+
+def _percentiles(values: list[float], confidence: float) -> Interval | None:
+    """The percentile interval of bootstrap values (None when there are none)."""
     if not values:
         return None
-    values.sort()
+    values = sorted(values)
     tail = (1 - confidence) / 2
     return Interval(_quantile(values, tail), _quantile(values, 1 - tail), confidence, "bootstrap")
 
@@ -127,11 +132,32 @@ def bootstrap_rate(
 ) -> Interval | None:
     """The bootstrap interval of a pass rate over cases, each ``(passed, counted)`` over its repeats:
     cases are resampled (not runs: the runs of one case are not independent), and the rate of a
-    resample is its passed total over its counted total. None when nothing was counted."""
+    resample is its passed total over its counted total. None when nothing was counted.
+
+    With numpy installed (it comes with pandas) the resamples are drawn by numpy's seeded generator,
+    a hundred times faster on thousands of cases; without it, by ``random.Random(seed)``."""
     cases = [(int(p), int(c)) for p, c in cases if c]
-    return bootstrap_interval(
-        cases, _pooled_rate, confidence=confidence, resamples=resamples, seed=seed
-    )
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy comes with pandas
+        return bootstrap_interval(
+            cases, _pooled_rate, confidence=confidence, resamples=resamples, seed=seed
+        )
+    _check_confidence(confidence)
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise GiskardValidationError(f"resamples must be a whole number >= 1, got {resamples!r}")
+    if not cases:
+        return None
+    n = len(cases)
+    passed = np.array([p for p, _ in cases], dtype=np.float64)
+    counted = np.array([c for _, c in cases], dtype=np.float64)
+    generator = np.random.default_rng(seed)
+    chunk = max(1, 1_000_000 // n)  # bounded memory: at most a million indexes at a time
+    rates: list[float] = []
+    for start in range(0, resamples, chunk):
+        picks = generator.integers(0, n, size=(min(chunk, resamples - start), n))
+        rates.extend((passed[picks].sum(axis=1) / counted[picks].sum(axis=1)).tolist())
+    return _percentiles(rates, confidence)
 
 
 def _pooled_rate(sample: list[Any]) -> float | None:

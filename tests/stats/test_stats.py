@@ -63,7 +63,8 @@ def test_bootstrap_is_seeded_and_resamples_cases_not_runs():
     first = bootstrap_rate(cases, seed=1)
     assert first == bootstrap_rate(cases, seed=1)
     assert first.method == "bootstrap" and first.low < 0.6 < first.high
-    assert first != bootstrap_rate(cases, seed=2)
+    many = [(i % 4, 3) for i in range(40)]
+    assert bootstrap_rate(many, seed=1) != bootstrap_rate(many, seed=2)
     # every resample of identical cases gives the same rate: a zero-width interval
     same = bootstrap_rate([(2, 4)] * 6)
     assert same.low == same.high == 0.5
