@@ -184,11 +184,20 @@ class LabelStore:
 
 
 def scenario_results(results: Any) -> list[ScenarioResult]:
-    """The ScenarioResults of a SuiteResult, a ScenarioResult or a list of them."""
+    """The ScenarioResults of a SuiteResult, a ScenarioResult or a list of them (anything else is a
+    clear error)."""
+    from giskard_nb.core.scenario_result import ScenarioResult
+
     found = getattr(results, "results", results)
-    if hasattr(found, "final_trace"):
+    if isinstance(found, ScenarioResult):
         return [found]
-    return list(found)
+    items = list(found) if isinstance(found, list | tuple) else None
+    if items is None or not all(isinstance(r, ScenarioResult) for r in items):
+        raise GiskardValidationError(
+            "results must be a SuiteResult, a ScenarioResult or a list of ScenarioResults, got "
+            f"{type(results).__name__}"
+        )
+    return items
 
 
 def label(

@@ -207,3 +207,10 @@ def test_calibration_report_from_plain_items_as_the_hub_builds_them():
     # k1 (F, F) and k2 (T, F) by ana and bob: Fleiss over 2 items
     assert report.interlabeler_method == "Fleiss" and report.labelers == 2
     assert report.summary()["unlabelled"] == 5
+
+
+def test_calibrate_rejects_what_is_not_a_result():
+    with pytest.raises(GiskardValidationError, match="results must be a SuiteResult"):
+        calibrate(42, [], check="exact")
+    with pytest.raises(GiskardValidationError, match="results must be a SuiteResult"):
+        labels(results=["not a result"])
