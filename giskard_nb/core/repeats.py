@@ -166,6 +166,17 @@ def compare_runs(
     confidence: float = 0.95,
 ) -> PairedTest:
     """The paired test of two runs of the same cases (case by case, by pass fraction)."""
-    before = [c.pass_fraction for c in case_summaries(old)]
-    after = [c.pass_fraction for c in case_summaries(new)]
+    old_cases, new_cases = case_summaries(old), case_summaries(new)
+    if len(old_cases) == len(new_cases):
+        for a, b in zip(old_cases, new_cases, strict=True):
+            if a.scenario != b.scenario:
+                from giskard_nb.errors import GiskardValidationError
+
+                raise GiskardValidationError(
+                    f"a paired comparison needs the same cases in both runs, in the same order: case "
+                    f"{a.case_index} is {a.scenario[:100]!r} in one and {b.scenario[:100]!r} in the "
+                    "other (compare results of the same suite)"
+                )
+    before = [c.pass_fraction for c in old_cases]
+    after = [c.pass_fraction for c in new_cases]
     return paired_test(before, after, confidence=confidence, old_name=old_name, new_name=new_name)

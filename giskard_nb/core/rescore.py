@@ -138,6 +138,11 @@ async def rescore_suite(
             else:
                 assert scenarios is not None
                 case = result.case_index if result.case_index is not None else position
+                if not 0 <= case < len(scenarios):
+                    raise GiskardValidationError(
+                        f"result {position} has no scenario in the suite it remembers (case {case} "
+                        f"of {len(scenarios)}): pass checks= to re-score it"
+                    )
                 steps = await _own_checks(result, scenarios[case], generator)
         return result.model_copy(update={"steps": steps})
 

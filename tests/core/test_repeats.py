@@ -93,6 +93,10 @@ def test_compare_uses_the_paired_sign_test():
     assert (small.better, small.worse, small.same) == (0, 0, 14) and not small.significant
     with pytest.raises(GiskardValidationError, match="same cases"):
         v1.compare(v2.model_copy(update={"results": v2.results[:3]}))
+    with pytest.raises(GiskardValidationError, match="case 0 is 'c0' in one and 'c1'"):
+        v1.compare(
+            v2.model_copy(update={"results": [v2.results[1], v2.results[0], *v2.results[2:]]})
+        )
 
 
 def test_bad_repeats_is_a_clear_error():

@@ -96,6 +96,12 @@ def test_rescore_keeps_repeats_and_needs_checks_for_a_loaded_result():
         (r.case_index, r.repeat) for r in first.results
     ]
     assert new.repeats == 2 and new.pass_rate == first.pass_rate
+    own = first.rescore_sync()  # the suite's own checks, found by case_index
+    assert [r.status.value for r in own.results] == [r.status.value for r in first.results]
+    extra = first.model_copy(update={"results": [*first.results, first.results[0]]})
+    extra._scenarios = first.scenarios[:1]
+    with pytest.raises(GiskardValidationError, match="has no scenario in the suite"):
+        extra.rescore_sync()
     loaded = SuiteResult.model_validate_json(first.model_dump_json())
     assert loaded.scenarios is None
     with pytest.raises(GiskardValidationError, match="pass checks="):
