@@ -4,7 +4,7 @@ core, llm, checks and input_generators.
 
 Layers, lowest first (a package may import its own layer and the layers below; tests/test_layers.py
 enforces it, with an allow-list of lazy display conveniences such as ``result.to_dataframe()``):
-errors, config, secrets, target, palette → core → llm, agents → checks → tools, mcp, otel → kb → scan →
+errors, config, secrets, target, palette → core, stats → llm, agents → checks → tools, mcp, otel → kb → scan →
 dataset_generation, input_generators → schedule → hub → frames → charts → widgets → report → testing, demo → cli.
 
 Scenarios and checks (this module), a local Hub, evaluations and scans. ``import giskard_nb`` has no side
@@ -56,9 +56,11 @@ from giskard_nb.checks.llm import (
 )
 from giskard_nb.checks.semantic import SemanticSimilarity
 from giskard_nb.core.agent_convention import agent_input
+from giskard_nb.core.calibration import CalibrationReport, calibrate
 from giskard_nb.core.check import Check
 from giskard_nb.core.extraction import JSONPathStr, NoMatch, resolve
 from giskard_nb.core.interaction import Interaction, Trace
+from giskard_nb.core.labels import Label, LabelStore, label, labels
 from giskard_nb.core.missing import MISSING
 from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.result import CheckResult, CheckStatus, Metric
@@ -182,6 +184,7 @@ __all__ = [
     "BaseGenerator",
     "BaseLLMCheck",
     "BaseLLMGenerator",
+    "CalibrationReport",
     "Check",
     "CheckResult",
     "CheckStatus",
@@ -225,6 +228,8 @@ __all__ = [
     "LLMError",
     "LLMGenerator",
     "LLMJudge",
+    "Label",
+    "LabelStore",
     "Latency",
     "LessThan",
     "LessThanEquals",
@@ -286,9 +291,12 @@ __all__ = [
     "WorkerPoolExhausted",
     "__version__",
     "agent_input",
+    "calibrate",
     "from_fn",
     "get_default_embedding_model",
     "get_default_generator",
+    "label",
+    "labels",
     "register_template_folder",
     "resolve",
     "run_scan",

@@ -40,7 +40,7 @@ RENAMED = {
 #: Lowest first. A package may import its own layer and the layers below.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "secrets", "target", "palette"),  # plain modules: errors, settings, data
-    ("core",),  # scenarios, checks' base, traces, runners; no heavy dependency
+    ("core", "stats"),  # scenarios, checks' base, traces, runners; statistics (pure Python)
     ("llm", "agents"),  # the litellm boundary; agents: giskard-agents import paths of its classes
     ("checks",),  # built-in and LLM-judged checks
     ("tools", "mcp", "otel"),  # tool providers and scans, the MCP client, OpenTelemetry in/out
@@ -88,6 +88,11 @@ UPWARD_ALLOWED: tuple[Arrow, ...] = (
     Arrow("giskard_nb.core.scenario_result", "giskard_nb.charts", f"{_DISPLAY} plot_*()"),
     Arrow("giskard_nb.core.suite_result", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
     Arrow("giskard_nb.core.suite_result", "giskard_nb.charts", f"{_DISPLAY} plot_*()"),
+    Arrow("giskard_nb.core.labels", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
+    Arrow("giskard_nb.core.calibration_report", "giskard_nb.frames", f"{_DISPLAY} to_dataframe()"),
+    Arrow(
+        "giskard_nb.core.calibration_report", "giskard_nb.charts", f"{_DISPLAY} plot_confusion()"
+    ),
     Arrow("giskard_nb.scan.result", "giskard_nb.frames.scans", f"{_DISPLAY} *_dataframe()"),
     Arrow(
         "giskard_nb.scan.result", "giskard_nb.charts", f"{_DISPLAY} plot_grid(), plot_grade_card()"

@@ -3,6 +3,7 @@ Plotly ``Figure`` (shown by Jupyter when it is a cell's value). Charts read plai
 objects, records or their frames, the status and grade colours of ``palette``, and the scan-category
 catalogue of ``scan.catalogue``. May import: errors, palette, core, scan and frames."""
 
+from giskard_nb.charts.calibration import plot_confusion
 from giskard_nb.charts.evaluations import plot_comparison, plot_failure_categories
 from giskard_nb.charts.results import plot_cost, plot_latency, plot_pass_rate
 from giskard_nb.charts.scans import plot_grade_card, plot_scan_grid
@@ -10,6 +11,7 @@ from giskard_nb.charts.topics import plot_topics
 
 __all__ = [
     "plot_comparison",
+    "plot_confusion",
     "plot_cost",
     "plot_failure_categories",
     "plot_grade_card",

@@ -23,9 +23,16 @@ __all__ = ["plot_cost", "plot_latency", "plot_pass_rate", "status_bars"]
 _BY = ("check", "tag", "scenario", "check_kind")
 
 
-def status_bars(counts: pd.DataFrame, title: str, *, axis_title: str) -> go.Figure:
+def status_bars(
+    counts: pd.DataFrame,
+    title: str,
+    *,
+    axis_title: str,
+    intervals: dict[str, Any] | None = None,
+) -> go.Figure:
     """Horizontal stacked bars: one bar per row of ``counts`` (index = group, columns = statuses),
-    the pass rate written at the end of each bar, groups sorted from worst to best pass rate."""
+    the pass rate written at the end of each bar (with its 95 % interval when ``intervals`` maps the
+    group to one), groups sorted from worst to best pass rate."""
     import plotly.graph_objects as go
 
     counts = counts.reindex(columns=list(STATUSES), fill_value=0).fillna(0).astype(int)
@@ -48,7 +55,7 @@ def status_bars(counts: pd.DataFrame, title: str, *, axis_title: str) -> go.Figu
             )
         )
     totals = counts.sum(axis=1)
-    texts = ["—" if rates[g] is None else f"{rates[g]:.0%}" for g in counts.index]
+    texts = [_rate_text(rates[g], (intervals or {}).get(g)) for g in counts.index]
     fig.add_trace(
         go.Scatter(
             y=labels,
@@ -65,6 +72,25 @@ def status_bars(counts: pd.DataFrame, title: str, *, axis_title: str) -> go.Figu
     fig.update_xaxes(title_text="count")
     fig.update_yaxes(title_text=axis_title, automargin=True)
     return layout(fig, title, height=max(260, 90 + 28 * len(labels)), margin_r=50)
+
+
+def _rate_text(rate: float | None, interval: Any) -> str:
+    if rate is None:
+        return "—"
+    if interval is None:
+        return f"{rate:.0%}"
+    return f"{rate:.0%} [{interval.low:.0%}–{interval.high:.0%}]"
+
+
+def _intervals(result: Any, by: str, tag_key: str | None) -> dict[str, Any] | None:
+    """Group label → 95 % interval, for a SuiteResult (Wilson, or the bootstrap with repeats)."""
+    if by not in ("check", "tag") or not hasattr(result, "pass_rates"):
+        return None
+    missing = "(unnamed)" if by == "check" else "(untagged)"
+    return {
+        missing if g.name is None else str(g.name): g.interval
+        for g in result.pass_rates(by=by, tag_key=tag_key)
+    }
 
 
 def _tags_long(df: pd.DataFrame, tag_key: str | None) -> pd.DataFrame:
@@ -109,7 +135,12 @@ def plot_pass_rate(result: Any, *, by: str = "check", tag_key: str | None = None
         else f" — {overall.text()}"
     )
     name = f"tag {tag_key!r}" if by == "tag" and tag_key else by.replace("_", " ")
-    return status_bars(counts, f"Pass rate per {name}{suffix}", axis_title=name)
+    return status_bars(
+        counts,
+        f"Pass rate per {name}{suffix}",
+        axis_title=name,
+        intervals=_intervals(result, by, tag_key),
+    )
 
 
 def plot_latency(result: Any, *, level: str = "scenarios") -> go.Figure:

@@ -7,16 +7,23 @@ result errored has no pass rate, not a pass rate of 0% as if every answer were w
 
 Views always show the rate beside the error count: ``PassRate.from_counts(counts).text()`` gives
 ``"pass rate 75% (3 of 4 judged; 1 errored)"``, ``"pass rate n/a (all results errored: 4 errored)"`` or
-``"pass rate n/a (nothing judged)"``.
+``"pass rate n/a (nothing judged)"``; ``text(interval=rate.interval())`` adds the 95 % interval:
+``"pass rate 75% [95% CI 30%–95%] (3 of 4 judged; 1 errored)"``.
+
+How sure is a rate: ``PassRate.interval()`` is Wilson's score interval of ``passed`` out of ``counted``
+(one run of each case); ``rate_interval(cases, repeated=True)`` bootstraps over cases when each case ran
+several times (the runs of one case are not independent draws). Both come from ``giskard_nb.stats``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PassRate", "pass_rate"]
+from giskard_nb.stats.intervals import Interval, bootstrap_rate, wilson_interval
+
+__all__ = ["PassRate", "pass_rate", "rate_interval"]
 
 
 def pass_rate(passed: int, failed: int, errored: int) -> float | None:
@@ -89,9 +96,44 @@ class PassRate:
         note = f"{self.judged} of {self.counted} judged; {self.errored} errored"
         return note + (f"; {self.skipped} skipped" if self.skipped else "")
 
-    def text(self, digits: int = 0) -> str:
-        """``"pass rate 75% (3 of 4 judged; 1 errored)"``."""
-        return f"pass rate {self.percent(digits)} ({self.note()})"
+    def interval(self, confidence: float = 0.95) -> Interval | None:
+        """Wilson's interval of the rate (``passed`` of ``counted``); None when there is no rate."""
+        if self.value is None:
+            return None
+        return wilson_interval(self.passed, self.counted, confidence)
+
+    def __add__(self, other: PassRate) -> PassRate:
+        return PassRate(
+            self.passed + other.passed,
+            self.failed + other.failed,
+            self.errored + other.errored,
+            self.skipped + other.skipped,
+        )
+
+    def text(self, digits: int = 0, interval: Interval | None = None) -> str:
+        """``"pass rate 75% (3 of 4 judged; 1 errored)"``; with ``interval``,
+        ``"pass rate 75% [95% CI 30%–95%] (3 of 4 judged; 1 errored)"``."""
+        shown = (
+            f" [{interval.text(digits)}]" if interval is not None and self.value is not None else ""
+        )
+        return f"pass rate {self.percent(digits)}{shown} ({self.note()})"
 
     def __str__(self) -> str:
         return self.text()
+
+
+def rate_interval(
+    cases: Sequence[PassRate],
+    *,
+    repeated: bool,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> Interval | None:
+    """The interval of the pooled pass rate of ``cases`` (one ``PassRate`` per case): Wilson when each
+    case ran once, the seeded bootstrap over cases when ``repeated``. None when there is no rate."""
+    total = sum(cases, PassRate())
+    if total.value is None:
+        return None
+    if not repeated:
+        return total.interval(confidence)
+    return bootstrap_rate([(c.passed, c.counted) for c in cases], confidence=confidence, seed=seed)

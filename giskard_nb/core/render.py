@@ -88,11 +88,14 @@ def suite_report(result: SuiteResult, group_by: str | None = None) -> str:
     if group_by:
         lines.append(f"-- by {group_by} --")
         for name, g in result.group_by(group_by).groups.items():
-            lines.append(f"  {name or '(untagged)'}: {g.passed} passed, {g.rate.text()}")
+            lines.append(
+                f"  {name or '(untagged)'}: {g.passed} passed, {g.rate.text(interval=g.interval)}"
+            )
     lines.append(
         f"{len(result.results)} scenarios: {result.passed_count} passed, {result.failed_count} failed, "
-        f"{result.errored_count} errored, {result.skipped_count} skipped | {result.rate.text(1)} | "
-        f"{result.duration_ms:.0f} ms"
+        f"{result.errored_count} errored, {result.skipped_count} skipped | "
+        f"{result.rate.text(1, result.pass_rate_interval())} | {result.duration_ms:.0f} ms"
+        f"{result.repeats_note()}"
     )
     usage = result.usage
     if usage.llm_calls:
@@ -164,7 +167,7 @@ def scenario_html(result: ScenarioResult) -> str:
 def suite_html(result: SuiteResult) -> str:
     head = (
         f"<div><h4 style='margin:4px 0'>{e(result.name)}: {len(result.results)} scenarios — "
-        f"{e(result.rate.text(1))}</h4>"
+        f"{e(result.rate.text(1, result.pass_rate_interval()))}{e(result.repeats_note())}</h4>"
         f"<p>{badge('pass')} {result.passed_count} {badge('fail')} {result.failed_count} "
         f"{badge('error')} {result.errored_count} {badge('skip')} {result.skipped_count}</p>"
     )

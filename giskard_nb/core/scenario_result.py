@@ -23,7 +23,8 @@ ScenarioStatus = CheckStatus
 class ScenarioResult(Parametrizable[*Params], BaseModel):
     """What ``Scenario.run()`` returns. ``status``: ERROR if any step errored, else FAIL if any failed,
     else PASS if a check passed, else SKIP (every check was skipped, or the scenario has no checks:
-    ``skip_reason`` says which)."""
+    ``skip_reason`` says which). In a run with repeats (``Suite.run(repeats=k)``), ``case_index`` is the
+    scenario's position in the suite and ``repeat`` the run's number (0…k-1); both None otherwise."""
 
     model_config = ConfigDict(defer_build=True, frozen=True, arbitrary_types_allowed=True)
 
@@ -34,6 +35,8 @@ class ScenarioResult(Parametrizable[*Params], BaseModel):
     multiple_runs: int = 1
     runs_executed: int = 1
     tags: list[str] = Field(default_factory=list)
+    case_index: int | None = None
+    repeat: int | None = None
 
     def model_copy(
         self, *, update: dict[str, Any] | None = None, deep: bool = False

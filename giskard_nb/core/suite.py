@@ -62,8 +62,13 @@ class Suite(BaseModel):
         on_result: Callable[[int, ScenarioResult], Any] | None = None,
         progress: bool = False,
         verbose: bool = False,
+        repeats: int = 1,
     ) -> SuiteResult:
         """Run every scenario; at most ``max_concurrency`` at a time (``parallel=False`` means one).
+
+        ``repeats=k`` runs each scenario k times (independently: the agent and the judges are
+        sampled again); the results hold the k runs of each scenario in a row, with their
+        ``case_index`` and ``repeat``, and ``on_result`` receives ``case_index * k + repeat``.
 
         ``timeout`` bounds each scenario (seconds); ``on_result(index, result)`` is called as each
         finishes (an async callback is awaited before that worker takes the next scenario);
@@ -71,13 +76,18 @@ class Suite(BaseModel):
         ``verbose=True`` (giskard-checks' name) does the same.
         """
         _check_concurrency(max_concurrency)  # checked even when parallel=False ignores it
+        _check_repeats(repeats)
         progress = progress or verbose
         effective = target if target is not MISSING else self.target
-        bar = _progress_bar(len(self.scenarios), self.name) if progress else None
-        results: list[ScenarioResult | None] = [None] * len(self.scenarios)
+        jobs = [s for s in self.scenarios for _ in range(repeats)]
+        bar = _progress_bar(len(jobs), self.name) if progress else None
+        results: list[ScenarioResult | None] = [None] * len(jobs)
         start = time.perf_counter()
 
         async def collect(index: int, result: ScenarioResult) -> None:
+            if repeats > 1:
+                case, repeat = divmod(index, repeats)
+                result = result.model_copy(update={"case_index": case, "repeat": repeat})
             results[index] = result
             if bar is not None:
                 bar.update(1)
@@ -88,7 +98,7 @@ class Suite(BaseModel):
 
         try:
             await run_scenarios(
-                self.scenarios,
+                jobs,
                 effective,
                 max_concurrency=max_concurrency if parallel else 1,
                 return_exception=return_exception,
@@ -98,11 +108,14 @@ class Suite(BaseModel):
         finally:
             if bar is not None:
                 bar.close()
-        return SuiteResult(
+        result = SuiteResult(
             name=self.name,
             results=[r for r in results if r is not None],
             duration_ms=(time.perf_counter() - start) * 1000,
+            repeats=repeats,
         )
+        result._scenarios = list(self.scenarios)  # what rescore() re-runs (not serialized)
+        return result
 
     run_sync = sync_twin(run)
 
@@ -176,6 +189,14 @@ def _check_concurrency(value: int | None) -> int | None:
     if value < 1:
         raise GiskardValidationError(
             f"max_concurrency must be a positive integer or None, got {value!r}"
+        )
+    return value
+
+
+def _check_repeats(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise GiskardValidationError(
+            f"repeats must be a whole number >= 1 (how many times each scenario runs), got {value!r}"
         )
     return value
 

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.frames._common import json_cell
+from giskard_nb.frames.calibration import calibration_frame
 from giskard_nb.frames.export import FRAME_FORMATS, require_parquet, write_frame
+from giskard_nb.frames.rates import rates_frame
 from giskard_nb.palette import STATUSES
 
 if TYPE_CHECKING:
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FRAME_FORMATS",
     "STATUSES",
+    "calibration_frame",
+    "rates_frame",
     "records_frame",
     "require_parquet",
     "to_dataframe",
@@ -37,7 +41,8 @@ def to_dataframe(obj: Any, *, level: str | None = None) -> pd.DataFrame:
     """A DataFrame of ``obj``: a ScenarioResult, a SuiteResult, a list of ScenarioResults, or a list of
     pydantic models (one row each).
 
-    ``level`` picks the unit of a row for results: ``"scenarios"`` (suite default), ``"steps"``,
+    ``level`` picks the unit of a row for results: ``"scenarios"`` (suite default), ``"cases"`` (a
+    scenario over its repeats), ``"steps"``,
     ``"checks"`` (long format; the default for one scenario) or ``"interactions"``.
     """
     from giskard_nb.core.scenario_result import ScenarioResult

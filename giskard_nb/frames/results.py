@@ -6,9 +6,14 @@
     ``n_interactions``, ``first_failure`` ("check FAIL: reason"), ``reason`` (why it did not pass,
     one line: ``ScenarioResult.reason``; empty when it passed), ``error`` and ``error_phase`` (a step
     that raised: target, input_generation, timeout…), ``tags`` (JSON list), ``last_input``,
-    ``last_output`` (text; non-strings as JSON), ``runs_executed``, ``multiple_runs`` and the usage
-    columns ``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``llm_calls`` (int),
-    ``cost_usd`` (float, USD).
+    ``last_output`` (text; non-strings as JSON), ``runs_executed``, ``multiple_runs``, ``case_index``
+    and ``repeat`` (nullable ints: set in a run with ``repeats=k``) and the usage columns
+    ``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``llm_calls`` (int), ``cost_usd``
+    (float, USD).
+``level="cases"`` (one row per case: a scenario over its repeats; ``giskard_nb.frames.rates``)
+    ``suite``, ``case_index``, ``scenario``, ``runs``, ``passed``, ``failed``, ``errored``, ``skipped``,
+    ``pass_fraction`` (NaN when nothing was judged), ``pass_rate_low``, ``pass_rate_high`` (Wilson's
+    95 % interval over the case's runs), ``pass_all`` (pass^k), ``pass_any`` (pass@k), ``flaky``.
 ``level="steps"`` (one row per step)
     ``suite``, ``scenario_index``, ``scenario``, ``step`` (1-based), ``status``, ``duration_ms``,
     ``n_checks``, ``error``, ``error_phase``, ``interaction_index`` (nullable int: the last interaction
@@ -41,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVELS", "results_frame"]
 
-LEVELS = ("scenarios", "steps", "checks", "interactions")
+LEVELS = ("scenarios", "cases", "steps", "checks", "interactions")
 _INT_USAGE = ("prompt_tokens", "completion_tokens", "total_tokens", "llm_calls")
 _RUNNER_DETAILS = frozenset({"check_name", "check_kind", "duration_ms"})
 _USAGE_DTYPES = {**dict.fromkeys(_INT_USAGE, "int64"), "cost_usd": "float64"}
@@ -51,8 +56,11 @@ def results_frame(
     results: Sequence[ScenarioResult], *, level: str, suite: str | None = None
 ) -> pd.DataFrame:
     """The frame of ``results`` at ``level`` (see the module docstring for the columns)."""
+    from giskard_nb.frames.rates import cases_frame
+
     builders = {
         "scenarios": _scenarios,
+        "cases": cases_frame,
         "steps": _steps,
         "checks": _checks,
         "interactions": _interactions,
@@ -84,7 +92,7 @@ def _scenarios(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataF
         "suite", "scenario_index", "scenario", "status", "duration_ms", "n_steps", "n_checks",
         "n_passed", "n_failed", "n_errored", "n_skipped", "n_interactions", "first_failure",
         "reason", "error", "error_phase", "tags", "last_input", "last_output", "runs_executed",
-        "multiple_runs", *USAGE_METRICS,
+        "multiple_runs", "case_index", "repeat", *USAGE_METRICS,
     )  # fmt: skip
     for i, r in enumerate(results):
         checks = r.check_results
@@ -114,13 +122,15 @@ def _scenarios(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataF
         c["last_output"].append(text_cell(last.outputs) if last else None)
         c["runs_executed"].append(r.runs_executed)
         c["multiple_runs"].append(r.multiple_runs)
+        c["case_index"].append(r.case_index)
+        c["repeat"].append(r.repeat)
         for name, value in _usage(checks).items():
             c[name].append(value)
     c["status"] = status_values(c["status"])
     ints = ("scenario_index", "n_steps", "n_checks", "n_passed", "n_failed", "n_errored")
     dtypes = {**dict.fromkeys(ints, "int64"), "duration_ms": "float64", **_USAGE_DTYPES}
     dtypes.update(n_skipped="int64", n_interactions="int64", runs_executed="int64")
-    dtypes.update(multiple_runs="int64")
+    dtypes.update(multiple_runs="int64", case_index="Int64", repeat="Int64")
     text = ("suite", "scenario", "first_failure", "error", "error_phase", "tags")
     return frame(c, dtypes=dtypes, text=(*text, "last_input", "last_output"), order=list(c))
 

@@ -27,7 +27,13 @@ def test_pass_rate_per_check_counts_and_colours(suite_result: SuiteResult):
     assert by_check["string_matching"] == 1 and failed["string_matching"] == 2
     text = next(t for t in fig.data if isinstance(t, go.Scatter))
     rates = dict(zip(text.y, text.text, strict=True))
-    assert rates["answer"] == "100%" and rates["frontend_fake_judge"] == "100%"
+    # a SuiteResult's bars carry the 95 % interval (Wilson: 1 of 1 → 21%–100%; 1 of 3 → 6%–79%)
+    assert (
+        rates["answer"] == "100% [21%–100%]" and rates["frontend_fake_judge"] == "100% [21%–100%]"
+    )
+    assert rates["string_matching"] == "33% [6%–79%]"
+    frame_rates = plot_pass_rate(suite_result.to_dataframe(level="checks")).data[-1]
+    assert dict(zip(frame_rates.y, frame_rates.text, strict=True))["answer"] == "100%"
     assert "of check results passed" in fig.layout.title.text
 
 

@@ -100,7 +100,7 @@ def test_suite_pass_rate_counts_errors_and_ignores_skips():
     result = Suite("s").extend([ok, boom, unchecked]).run_sync()
     assert (result.passed_count, result.errored_count, result.skipped_count) == (1, 1, 1)
     assert result.pass_rate == 0.5
-    assert "pass rate 50% (1 of 2 judged; 1 errored; 1 skipped)" in repr(result)
+    assert "pass rate 50% [95% CI 9%–91%] (1 of 2 judged; 1 errored; 1 skipped)" in repr(result)
     assert "1 of 2 judged; 1 errored" in result._repr_html_()
     assert result.group_by("missing").groups[None].pass_rate == 0.5
 

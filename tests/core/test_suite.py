@@ -173,8 +173,8 @@ async def test_report_and_html(capsys):
     r = await suite.run()
     r.print_report(group_by="t")
     out = capsys.readouterr().out
-    assert ".F" in out and "pass rate 50.0% (2 of 2 judged; 0 errored)" in out
-    assert "a: 1 passed, pass rate 100% (1 of 1 judged; 0 errored)" in out
+    assert ".F" in out and "pass rate 50.0% [95% CI 9.5%–90.5%] (2 of 2 judged; 0 errored)" in out
+    assert "a: 1 passed, pass rate 100% [95% CI 21%–100%] (1 of 1 judged; 0 errored)" in out
     assert "<script>" not in r._repr_html_()
     assert "1 passed" in repr(r)
 

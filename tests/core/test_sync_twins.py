@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from giskard_nb import Equals, Hub, Scenario, Suite, TestCase, Trace
+from giskard_nb import Equals, Hub, Scenario, Suite, SuiteResult, TestCase, Trace
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.hub.resources.agents import AgentsResource
 from giskard_nb.hub.resources.datasets import DatasetsResource
@@ -34,6 +34,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "giskard_nb"
 TWINS = [
     (Scenario, "run_sync", "run"),
     (Suite, "run_sync", "run"),
+    (SuiteResult, "rescore_sync", "rescore"),
     (TestCase, "run_sync", "run"),
     (Generator, "complete_sync", "complete"),
     (BaseEmbeddingModel, "embed_sync", "embed"),

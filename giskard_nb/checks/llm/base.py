@@ -31,6 +31,7 @@ temperature 0 (so its replies are cached) unless the generator sets a temperatur
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import math
 from abc import abstractmethod
@@ -47,6 +48,9 @@ from giskard_nb.core.usage import USAGE_METRICS, Usage
 from giskard_nb.errors import ConfigError, LLMError
 from giskard_nb.llm.mixins import WithGeneratorMixin
 from giskard_nb.llm.templates import TemplateError, TemplateReference
+
+#: The most judge calls ``samples=`` may ask for one verdict.
+MAX_SAMPLES = 25
 
 __all__ = ["BaseLLMCheck", "LLMCheckResult", "MissingInput", "format_history", "non_empty_reason"]
 
@@ -87,7 +91,13 @@ class MissingInput(Exception):
 
 
 class BaseLLMCheck(WithGeneratorMixin, Check):
-    """Base of LLM-judged checks. ``generator``: a Generator or model string; None = the default one."""
+    """Base of LLM-judged checks. ``generator``: a Generator or model string; None = the default one.
+
+    ``samples=k`` asks the judge k times (see ``giskard_nb.checks.llm.sampling``): the majority verdict,
+    the agreement fraction as the metric ``judge_agreement``, ``details["unstable"]`` below 0.8.
+    """
+
+    samples: int = Field(default=1, ge=1, le=MAX_SAMPLES, strict=True)
 
     @abstractmethod
     def get_prompt(self) -> str | TemplateReference:
@@ -139,9 +149,6 @@ class BaseLLMCheck(WithGeneratorMixin, Check):
         return found
 
     async def run(self, trace: Trace) -> CheckResult:
-        from giskard_nb.llm.errors import LLMResponseError
-        from giskard_nb.llm.structured import ask_structured
-
         try:
             generator = self.get_generator()
         except ConfigError as exc:
@@ -156,7 +163,35 @@ class BaseLLMCheck(WithGeneratorMixin, Check):
                 CheckResult.error(str(exc), details={"error_type": "TemplateError"}),
                 model=generator.model,
             )
-        params = {} if "temperature" in generator.call_params() else {"temperature": 0}
+        if self.samples == 1:
+            params = {} if "temperature" in generator.call_params() else {"temperature": 0}
+            return await self._judge_once(generator, messages, inputs, trace, params)
+        from giskard_nb.checks.llm.sampling import SAMPLING_TEMPERATURE, combine_samples
+
+        params = {"cache": False}  # k independent calls, never k copies of one cached reply
+        if "temperature" not in generator.call_params():
+            params["temperature"] = SAMPLING_TEMPERATURE
+        results = await asyncio.gather(
+            *(
+                self._judge_once(generator, messages, inputs, trace, params)
+                for _ in range(self.samples)
+            )
+        )
+        combined = combine_samples(list(results))
+        return _with_usage(combined, Usage.from_results(results), generator.model)
+
+    async def _judge_once(
+        self,
+        generator: Any,
+        messages: list[dict[str, str]],
+        inputs: dict[str, Any],
+        trace: Trace,
+        params: dict[str, Any],
+    ) -> CheckResult:
+        """One judge call and its reading into a result (never raises for model trouble)."""
+        from giskard_nb.llm.errors import LLMResponseError
+        from giskard_nb.llm.structured import ask_structured
+
         try:
             answer = await ask_structured(generator, messages, self.output_type, **params)
         except LLMError as exc:
