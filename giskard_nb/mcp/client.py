@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from giskard_nb.core.sync import run_sync
+from giskard_nb.core.sync import run_sync, sync_twin
 from giskard_nb.core.tools import ToolCall, ToolSpec
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.mcp.session import SessionThread
@@ -279,9 +279,7 @@ class McpTools:
             raise McpToolError(f"MCP tool {name!r} failed: {error}")
         return result
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
-        """Blocking twin of ``acall`` (from a script or a notebook cell)."""
-        return run_sync(self.acall(name, arguments))
+    call = sync_twin(acall)  # from a script or a notebook cell
 
     def _read(self, raw: Any) -> tuple[str | None, Any]:
         """``(error, result)`` of a ``CallToolResult``, cut to ``max_result_chars``."""

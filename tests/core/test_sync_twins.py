@@ -25,6 +25,7 @@ from giskard_nb.hub.resources.scheduled_evaluations import ScheduledEvaluationsR
 from giskard_nb.kb.index import DocumentIndex
 from giskard_nb.llm.embeddings import BaseEmbeddingModel
 from giskard_nb.llm.generator import Generator
+from giskard_nb.mcp.client import McpTools
 from giskard_nb.scan import runner as scan_runner
 from giskard_nb.testing import FakeModel
 
@@ -57,6 +58,7 @@ TWINS = [
     (EvaluationsResource, "rerun_errored", "arerun_errored"),
     (ScansResource, "resume", "aresume"),
     (scan_runner, "run_scan_sync", "run_scan"),
+    (McpTools, "call", "acall"),
 ]
 
 #: Hand-written twins still waiting for sync_twin: files other branches are rewriting (issue 14).
