@@ -158,7 +158,7 @@ class ToolArgs(ToolCheck):
         for rule in self.rules:
             ok, detail = rule.evaluate(args) if isinstance(args, dict) else (False, "not a dict")
             rules.append({"ok": ok, "detail": detail})
-        failed = [r["detail"] for r in rules if not r["ok"]]
+        failed = [f"rule not met: {r['detail']}" for r in rules if not r["ok"]]
         return {
             "call": short([call])[0],
             "ok": not diff and not errors and not failed,

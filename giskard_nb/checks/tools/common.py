@@ -19,7 +19,7 @@ from giskard_nb.core.check import Check
 from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult
 from giskard_nb.core.tool_adapters import tool_calls_from
-from giskard_nb.core.tools import ToolCall, ToolSpec
+from giskard_nb.core.tools import ToolCall, ToolSpec, parse_arguments
 from giskard_nb.errors import GiskardValidationError
 
 __all__ = [
@@ -87,6 +87,16 @@ def as_call(value: Any) -> ToolCall:
             raise GiskardValidationError("an expected tool call needs a tool name, got ''")
         return ToolCall(name=value)
     if isinstance(value, Mapping):
+        if value.get("name") and set(value) <= set(ToolCall.model_fields):  # our own fields
+            fields = dict(value)
+            if isinstance(fields.get("arguments"), str):
+                fields["arguments"], fields["arguments_error"] = parse_arguments(
+                    fields["arguments"]
+                )
+            try:
+                return ToolCall.model_validate(fields)
+            except ValueError as exc:
+                raise GiskardValidationError(f"an expected tool call is not valid: {exc}") from None
         calls = tool_calls_from(dict(value))
         if len(calls) == 1:
             return calls[0]

@@ -59,7 +59,7 @@ _FAILURE = re.compile(
     r"nicht|kein|nie|fehlgeschlagen|fehler|problem|leider|entschuldigung|"
     r"non|mai|fallit[oa]|errore|purtroppo|mi dispiace|"
     r"n[ãa]o|nunca|falhou|erro|infelizmente|desculpe"
-    r")",
+    r")\b",
     re.IGNORECASE,
 )
 
@@ -81,9 +81,9 @@ _YES = re.compile(
     r"yes|yeah|yep|yup|sure|ok|okay|confirm(?:ed)?|i confirm|go ahead|please do|do it|proceed|"
     r"approved?|correct|that's right|absolutely|of course|"
     r"oui|d'accord|je confirme|confirm[ée]|vas-y|allez-y|bien s[ûu]r|exactement|"
-    r"s[íi]|claro|de acuerdo|confirmo|adelante|vale|por supuesto|"
+    r"s[íiì]|claro|de acuerdo|confirmo|adelante|vale|por supuesto|"
     r"ja|jawohl|genau|best[äa]tigt|ich best[äa]tige|mach das|in ordnung|einverstanden|nat[üu]rlich|"
-    r"certo|confermo|va bene|procedi|certamente|"
+    r"s[iì]|certo|confermo|va bene|procedi|certamente|"
     r"sim|pode|prossiga|est[áa] bem|com certeza"
     r")\b",
     re.IGNORECASE,
