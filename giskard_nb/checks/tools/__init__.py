@@ -1,7 +1,7 @@
 """Tool checks: what a tool-calling agent called, with which arguments, and how it behaved around
 its calls (docs/tools.md, "Tool checks"). Importing this package registers their kinds; the
 ``giskard_nb`` facade and ``giskard_nb.checks`` load it on first use (``ToolCalled``...), and a saved
-check loads by kind (``core.registry.LAZY_KINDS``).
+check loads by kind (``core.registry.LAZY_KINDS``). May import: errors, core and llm.
 
 Deterministic: ``ToolCalled``, ``ToolNotCalled``, ``ToolSequence`` (``called.py``); ``ToolArgs``,
 ``ToolSchemaValid``, ``ToolCallF1`` (``arguments.py``); ``ToolBudget``, ``ToolErrorHandled``,
