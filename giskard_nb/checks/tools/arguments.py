@@ -15,10 +15,19 @@ rules evaluated on the arguments.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
-from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from giskard_nb.checks.json_valid import schema_validator
 from giskard_nb.checks.metadata import MetadataRule
@@ -50,13 +59,26 @@ def _check_schema(schema: dict[str, Any], where: str) -> None:
         raise GiskardValidationError(f"invalid JSON schema for {where}: {exc.message}") from None
 
 
-def schema_errors(schema: dict[str, Any], value: Any, limit: int = 10) -> list[str]:
-    """The ways ``value`` breaks ``schema`` (``$.path: message``), at most ``limit``."""
+@lru_cache(maxsize=256)
+def _compiled(schema: str) -> Any:
+    """The validator of a schema (given as canonical JSON), built once: building one is slow."""
+    return schema_validator(json.loads(schema))
+
+
+def compiled_schema(schema: dict[str, Any]) -> Any:
+    """The (cached) validator of ``schema``: a check keeps it rather than rebuild it per call."""
+    return _compiled(json.dumps(schema, sort_keys=True, default=str))
+
+
+def schema_errors(schema: dict[str, Any] | Any, value: Any, limit: int = 10) -> list[str]:
+    """The ways ``value`` breaks ``schema`` (a dict, or its ``compiled_schema``), as
+    ``$.path: message``, at most ``limit``."""
     if not schema:
         return []
+    validator = compiled_schema(schema) if isinstance(schema, dict) else schema
     out = []
     try:
-        for error in schema_validator(schema).iter_errors(value):
+        for error in validator.iter_errors(value):
             where = "".join(
                 f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
             )
@@ -90,6 +112,8 @@ class ToolArgs(ToolCheck):
     )
     rules: list[MetadataRule] = Field(default_factory=list)
     occurrence: int | None = None
+
+    _compiled: Any = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _something(self) -> ToolArgs:
@@ -146,6 +170,11 @@ class ToolArgs(ToolCheck):
             details=details,
         )
 
+    def _validator(self) -> Any:
+        if self._compiled is None:
+            self._compiled = compiled_schema(self.expected_schema or {})
+        return self._compiled
+
     def _one(self, call: ToolCall) -> dict[str, Any]:
         args = call.arguments
         diff: list[dict[str, Any]] = []
@@ -153,7 +182,7 @@ class ToolArgs(ToolCheck):
             diff.append({"argument": "$", "problem": "unparseable", "actual": args})
         elif self.expected is not None:
             diff = args_diff(normalise_args(self.expected), normalise_args(args), mode=self.mode)
-        errors = schema_errors(self.expected_schema, args) if self.expected_schema else []
+        errors = schema_errors(self._validator(), args) if self.expected_schema else []
         rules = []
         for rule in self.rules:
             ok, detail = rule.evaluate(args) if isinstance(args, dict) else (False, "not a dict")
@@ -180,6 +209,8 @@ class ToolSchemaValid(ToolCheck):
 
     tools: list[ToolSpec]
 
+    _compiled: dict[str, Any] | None = PrivateAttr(default=None)
+
     @field_validator("tools", mode="before")
     @classmethod
     def _specs(cls, value: Any) -> Any:
@@ -202,6 +233,8 @@ class ToolSchemaValid(ToolCheck):
         if isinstance(calls, CheckResult):
             return calls
         specs = {s.name: s for s in self.tools}
+        if self._compiled is None:
+            self._compiled = {s.name: compiled_schema(s.input_schema) for s in self.tools}
         unknown, invalid = [], []
         for call in calls:
             spec = specs.get(call.name)
@@ -211,7 +244,7 @@ class ToolSchemaValid(ToolCheck):
             if call.arguments_error:
                 invalid.append({"call": short([call])[0], "errors": [call.arguments_error]})
                 continue
-            errors = schema_errors(spec.input_schema, call.arguments)
+            errors = schema_errors(spec.input_schema and self._compiled[call.name], call.arguments)
             if errors:
                 invalid.append({"call": short([call])[0], "errors": errors})
         details = {

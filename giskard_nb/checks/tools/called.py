@@ -126,7 +126,6 @@ class ToolCalled(_NamedTool):
             "matched": short(hits),
             "count": count,
             "near_misses": near[:50],
-            "calls": short(calls),
             "turn": self.turn,
         }
         metrics = [Metric(name="count", value=float(count))]
@@ -276,8 +275,6 @@ class ToolSequence(ToolCheck):
             "matched": short([calls[j] for _, j in pairs]),
             "missing": short(missing),
             "extra": short(extra),
-            "expected": short(self.expected),
-            "calls": short(calls),
             "turn": self.turn,
         }
         metrics = [Metric(name="score", value=score)]
