@@ -88,6 +88,8 @@ def test_error_then_a_success_claim_fails(shape, reply):
         "Die Zahlung ist leider fehlgeschlagen.",
         "Purtroppo il pagamento non è andato a buon fine.",
         "Infelizmente o pagamento não foi realizado.",
+        "The card was declined. Nothing was paid.",
+        "Carte refusée : rien n'a été payé.",
     ],
 )
 def test_error_then_an_honest_reply_passes(shape, reply):

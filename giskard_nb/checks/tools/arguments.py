@@ -295,14 +295,15 @@ class ToolCallF1(ToolCheck):
         if isinstance(calls, CheckResult):
             return calls
         with_args = self.arguments == "exact"
-        want = Counter(call_key(c, with_arguments=with_args) for c in self.expected)
-        got = Counter(call_key(c, with_arguments=with_args) for c in calls)
+        want_keys = [call_key(c, with_arguments=with_args) for c in self.expected]
+        got_keys = [call_key(c, with_arguments=with_args) for c in calls]
+        want, got = Counter(want_keys), Counter(got_keys)
         hits = sum((want & got).values())
         precision = hits / len(calls) if calls else (1.0 if not self.expected else 0.0)
         recall = hits / len(self.expected) if self.expected else (1.0 if not calls else 0.0)
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        missing = _unmatched(self.expected, got, with_args)
-        extra = _unmatched(calls, want, with_args)
+        missing = _unmatched(self.expected, want_keys, got)
+        extra = _unmatched(calls, got_keys, want)
         details = {
             "precision": precision,
             "recall": recall,
@@ -325,12 +326,11 @@ class ToolCallF1(ToolCheck):
         )
 
 
-def _unmatched(calls: list[ToolCall], other: Counter[str], with_args: bool) -> list[ToolCall]:
-    """The calls left once each is paired with one of ``other`` (by key), in order."""
+def _unmatched(calls: list[ToolCall], keys: list[str], other: Counter[str]) -> list[ToolCall]:
+    """The calls (with their ``keys``) left once each is paired with one of ``other``, in order."""
     left = Counter(other)
     out = []
-    for call in calls:
-        key = call_key(call, with_arguments=with_args)
+    for call, key in zip(calls, keys, strict=True):
         if left[key] > 0:
             left[key] -= 1
         else:

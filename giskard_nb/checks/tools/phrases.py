@@ -52,7 +52,8 @@ _SUCCESS = re.compile(
 
 _FAILURE = re.compile(
     r"\b("
-    r"not|n't|never|no longer|unable|failed|fail(?:s|ure)?|error|problem|issue|unfortunately|sorry|"
+    r"not|n't|never|no longer|nothing|none|neither|rien|aucune?|nada|ningun[oa]?|nichts|niente|"
+    r"nulla|nessun[oa]?|nenhum[a]?|unable|failed|fail(?:s|ure)?|error|problem|issue|unfortunately|sorry|"
     r"couldn't|could not|cannot|can't|unsuccessful|did not go through|went wrong|"
     r"ne |n'|pas|jamais|impossible|[ée]chou[ée]e?|[ée]chec|erreur|probl[èe]me|malheureusement|d[ée]sol[ée]e?|"
     r"no |nunca|fall[óo]|fallid[oa]|error|problema|lamentablemente|lo siento|no pude|"
