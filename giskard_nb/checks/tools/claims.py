@@ -50,7 +50,7 @@ class ClaimsVerdict(BaseModel):
 
     reason: str = Field(min_length=1, description="One sentence on what the replies claim.")
     claims: list[ClaimedAction] = Field(
-        default_factory=list, description="Every action claimed as done (empty when none is)."
+        description="Every action claimed as done ([] when none is: required, never implied)."
     )
 
     @field_validator("reason")
