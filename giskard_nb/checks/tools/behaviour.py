@@ -167,8 +167,9 @@ class ToolErrorHandled(ToolCheck):
         calls = self.scope(trace)
         if isinstance(calls, CheckResult):
             return calls
-        failed = [c for c in calls if c.failed and not _recovered(c, calls)]
-        recovered = [c for c in calls if c.failed and _recovered(c, calls)]
+        errors = [(c, _recovered(i, calls)) for i, c in enumerate(calls) if c.failed]
+        failed = [c for c, fixed in errors if not fixed]
+        recovered = [c for c, fixed in errors if fixed]
         details: dict[str, Any] = {
             "failed_calls": [
                 {"call": short([c])[0], "error": (c.error or "")[:300]} for c in failed[:MAX_LISTED]
@@ -199,9 +200,9 @@ class ToolErrorHandled(ToolCheck):
         )
 
 
-def _recovered(call: ToolCall, calls: list[ToolCall]) -> bool:
-    """A failed call followed, in the same turn, by a successful call of the same tool."""
-    at = calls.index(call)
+def _recovered(at: int, calls: list[ToolCall]) -> bool:
+    """The failed call ``calls[at]`` is followed, in its turn, by a successful call of its tool."""
+    call = calls[at]
     return any(
         c.name == call.name and c.status == "ok" and c.turn == call.turn for c in calls[at + 1 :]
     )
