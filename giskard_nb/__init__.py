@@ -149,6 +149,21 @@ _LAZY: dict[str, str] = {
     "ScanReport": "giskard_nb.scan",
     "Severity": "giskard_nb.scan",
     "run_scan": "giskard_nb.scan",
+    # the tool checks (giskard_nb.checks.tools; also importable from giskard_nb.checks)
+    "ActionClaimsConsistent": "giskard_nb.checks.tools",
+    "ConfirmationBeforeSideEffect": "giskard_nb.checks.tools",
+    "ToolArgs": "giskard_nb.checks.tools",
+    "ToolArgumentsJudge": "giskard_nb.checks.tools",
+    "ToolBudget": "giskard_nb.checks.tools",
+    "ToolCallF1": "giskard_nb.checks.tools",
+    "ToolCalled": "giskard_nb.checks.tools",
+    "ToolErrorHandled": "giskard_nb.checks.tools",
+    "ToolGroundingJudge": "giskard_nb.checks.tools",
+    "ToolNotCalled": "giskard_nb.checks.tools",
+    "ToolSchemaValid": "giskard_nb.checks.tools",
+    "ToolSelectionJudge": "giskard_nb.checks.tools",
+    "ToolSequence": "giskard_nb.checks.tools",
+    "TrajectoryJudge": "giskard_nb.checks.tools",
 }
 
 
@@ -173,6 +188,7 @@ def scenario(name: str | None = None, **kwargs) -> Scenario:
 
 
 __all__ = [
+    "ActionClaimsConsistent",
     "AgentError",
     "AgentInputError",
     "AgentOutput",
@@ -190,6 +206,7 @@ __all__ = [
     "CheckStatus",
     "Completion",
     "ConfigError",
+    "ConfirmationBeforeSideEffect",
     "Conformity",
     "Contradiction",
     "Correctness",
@@ -279,8 +296,20 @@ __all__ = [
     "TestCaseResult",
     "TestCaseRunner",
     "TestCaseStatus",
+    "ToolArgs",
+    "ToolArgumentsJudge",
+    "ToolBudget",
+    "ToolCallF1",
+    "ToolCalled",
+    "ToolErrorHandled",
+    "ToolGroundingJudge",
+    "ToolNotCalled",
+    "ToolSchemaValid",
+    "ToolSelectionJudge",
+    "ToolSequence",
     "Toxicity",
     "Trace",
+    "TrajectoryJudge",
     "UnknownKindError",
     "UnsafeOutput",
     "Usage",

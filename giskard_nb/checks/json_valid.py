@@ -20,7 +20,7 @@ from giskard_nb.core.interaction import Trace
 from giskard_nb.core.result import CheckResult
 from giskard_nb.errors import GiskardValidationError
 
-__all__ = ["JsonValid"]
+__all__ = ["JsonValid", "schema_validator"]
 
 
 @Check.register("json_valid")
@@ -89,7 +89,7 @@ class JsonValid(Check):
         if self.expected_schema is not None:
             from jsonschema import exceptions
 
-            validator = _validator(self.expected_schema)
+            validator = schema_validator(self.expected_schema)
             try:
                 error = next(iter(validator.iter_errors(data)), None)
             except exceptions.RefResolutionError as exc:  # pragma: no cover - depends on the schema
@@ -117,7 +117,7 @@ class JsonValid(Check):
         return CheckResult.success(f"Valid JSON (nested {depth} levels deep).", details=details)
 
 
-def _validator(schema: dict[str, Any]) -> Any:
+def schema_validator(schema: dict[str, Any]) -> Any:
     """The schema's validator; an integer too long for ``int`` (read as a ``Decimal``) is an integer."""
     from jsonschema import validators
 

@@ -67,6 +67,17 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+def _at_turn(call: ToolCall, turn: int) -> ToolCall:
+    """``call.model_copy(update={"turn": turn})`` without its cost (the checks read every trace's
+    calls: this runs once per call per check): the fields are already valid, only ``turn`` changes."""
+    new = object.__new__(ToolCall)
+    object.__setattr__(new, "__dict__", {**call.__dict__, "turn": turn})
+    object.__setattr__(new, "__pydantic_fields_set__", call.__pydantic_fields_set__ | {"turn"})
+    object.__setattr__(new, "__pydantic_extra__", call.__pydantic_extra__)
+    object.__setattr__(new, "__pydantic_private__", call.__pydantic_private__)
+    return new
+
+
 class Trace(Parametrizable, BaseModel):
     """The immutable, ordered history of interactions of one scenario run.
 
@@ -90,7 +101,7 @@ class Trace(Parametrizable, BaseModel):
         """Every tool call of the conversation, in order, each with ``turn`` set to the index of
         its interaction."""
         return [
-            call if call.turn == i else call.model_copy(update={"turn": i})
+            call if call.turn == i else _at_turn(call, i)
             for i, interaction in enumerate(self.interactions)
             for call in interaction.tool_calls
         ]

@@ -35,6 +35,21 @@ LAZY_KINDS: dict[str, dict[str, str]] = {
     "check": {
         # a scan finding's regression check (hub.scans.to_dataset stores it as a test case)
         "scan_vulnerability": "giskard_nb.scan.regression",
+        # the tool checks (giskard_nb.checks.tools): loaded on first use
+        "tool_called": "giskard_nb.checks.tools.called",
+        "tool_not_called": "giskard_nb.checks.tools.called",
+        "tool_sequence": "giskard_nb.checks.tools.called",
+        "tool_args": "giskard_nb.checks.tools.arguments",
+        "tool_call_f1": "giskard_nb.checks.tools.arguments",
+        "tool_schema_valid": "giskard_nb.checks.tools.arguments",
+        "tool_budget": "giskard_nb.checks.tools.behaviour",
+        "tool_error_handled": "giskard_nb.checks.tools.behaviour",
+        "confirmation_before_side_effect": "giskard_nb.checks.tools.behaviour",
+        "tool_selection_judge": "giskard_nb.checks.tools.judges",
+        "tool_arguments_judge": "giskard_nb.checks.tools.judges",
+        "tool_grounding_judge": "giskard_nb.checks.tools.judges",
+        "trajectory_judge": "giskard_nb.checks.tools.judges",
+        "action_claims_consistent": "giskard_nb.checks.tools.claims",
     },
     "generator": {
         # the scripted model of giskard_nb.testing (demos, CI)

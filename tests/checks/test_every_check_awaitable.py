@@ -15,6 +15,7 @@ import pytest
 import giskard_nb as g
 from giskard_nb.checks.metadata import MetadataRule
 from giskard_nb.core.check import Check
+from giskard_nb.core.tools import ToolCall, ToolSpec
 from giskard_nb.kb.embedding import HashingEmbedder
 from giskard_nb.scan.detectors import CanaryDetector
 from giskard_nb.scan.regression import Vulnerability  # registers its kind
@@ -39,9 +40,11 @@ TRACE = g.Trace(
                 "context": "Passwords are reset from Settings.",
             },
             latency_s=0.2,
+            tool_calls=[ToolCall(name="reset_password", arguments={"user": "ann"}, result="sent")],
         )
     ]
 )
+CALL = {"name": "reset_password", "arguments": {"user": "ann"}}
 OUT = "trace.last.outputs"
 
 FACTORIES = {
@@ -90,6 +93,37 @@ FACTORIES = {
         attack=Attack(
             id="p:1", probe_id="p", category="prompt_injection", turns=["hi"], canary="ZX-CANARY-81"
         ),
+    ),
+    "tool_called": lambda: g.ToolCalled("reset_password", arguments={"user": "ann"}),
+    "tool_not_called": lambda: g.ToolNotCalled("delete_account"),
+    "tool_sequence": lambda: g.ToolSequence(expected=[CALL], mode="exact"),
+    "tool_args": lambda: g.ToolArgs(tool="reset_password", expected={"user": "ann"}),
+    "tool_call_f1": lambda: g.ToolCallF1(expected=[CALL]),
+    "tool_schema_valid": lambda: g.ToolSchemaValid(tools=[ToolSpec(name="reset_password")]),
+    "tool_budget": lambda: g.ToolBudget(max_calls=3, max_repeats=1),
+    "tool_error_handled": lambda: g.ToolErrorHandled(),
+    "confirmation_before_side_effect": lambda: g.ConfirmationBeforeSideEffect(
+        tool_names=["delete_account"]
+    ),
+    "tool_selection_judge": lambda: g.ToolSelectionJudge(generator=_judge()),
+    "tool_arguments_judge": lambda: g.ToolArgumentsJudge(generator=_judge(wrong_calls=[])),
+    "tool_grounding_judge": lambda: g.ToolGroundingJudge(generator=_judge()),
+    "trajectory_judge": lambda: g.TrajectoryJudge(
+        generator=FakeModel(
+            replies=[{"reason": "ok", "efficiency": 5, "plan_adherence": 5, "goal_reached": 5}],
+            repeat_last=True,
+        )
+    ),
+    "action_claims_consistent": lambda: g.ActionClaimsConsistent(
+        generator=FakeModel(
+            replies=[
+                {
+                    "reason": "one claim",
+                    "claims": [{"turn": 0, "quote": "Check your mail", "tool": "reset_password"}],
+                }
+            ],
+            repeat_last=True,
+        )
     ),
     "sentiment": lambda: g.Sentiment(
         "positive",

@@ -26,9 +26,11 @@ from typing import Any
 
 __all__ = [
     "CHECK_VALUES",
+    "CLAIMS_VALUES",
     "CORPUS",
     "JUDGE_VALUES",
     "SENTIMENT_VALUES",
+    "TRAJECTORY_VALUES",
     "VALUES_BY_CHECK",
     "expand",
     "llm_checks",
@@ -47,8 +49,21 @@ JUDGE_VALUES |= {"GN": "0", "GP": "False"}
 SENTIMENT_VALUES = {"F": "label", "G": '"positive", "confidence": 0.9'}
 SENTIMENT_VALUES |= {"B": '"negative", "confidence": 0.9', "GT": "positive", "GY": "Positive"}
 SENTIMENT_VALUES |= {"GN": "1", "GP": "'positive'"}
+#: TrajectoryJudge: the "field" is the three rubric scores together (favourable: all 5).
+TRAJECTORY_VALUES = {"F": "efficiency", "G": '5, "plan_adherence": 5, "goal_reached": 5'}
+TRAJECTORY_VALUES |= {"B": '1, "plan_adherence": 1, "goal_reached": 1', "GT": "5", "GY": "five"}
+TRAJECTORY_VALUES |= {"GN": "5.0", "GP": "'5'"}
+#: ActionClaimsConsistent: favourable is "no action claimed"; unfavourable a claim no call backs.
+CLAIMS_VALUES = {"F": "claims", "G": "[]", "GT": "[]", "GY": "none", "GN": "0", "GP": "()"}
+CLAIMS_VALUES["B"] = (
+    '[{"turn": 0, "quote": "I opened the shop", "tool": "open_shop", "arguments": {}}]'
+)
 #: The checks whose verdict is not ``passed``, and the values their corpus is written with.
-VALUES_BY_CHECK = {"Sentiment": SENTIMENT_VALUES}
+VALUES_BY_CHECK = {
+    "Sentiment": SENTIMENT_VALUES,
+    "TrajectoryJudge": TRAJECTORY_VALUES,
+    "ActionClaimsConsistent": CLAIMS_VALUES,
+}
 
 _OK = '{"reason": "The answer is fine.", "$F": $G}'
 _BAD = '{"reason": "The answer is wrong.", "$F": $B}'
@@ -174,6 +189,7 @@ def _custom_judge_class() -> type:
 def llm_checks(generator: Any) -> dict[str, Any]:
     """One instance of every built-in LLM check (and a custom one), all judged by ``generator``."""
     from giskard_nb import (
+        ActionClaimsConsistent,
         AnswerRelevance,
         Conformity,
         Contradiction,
@@ -181,7 +197,11 @@ def llm_checks(generator: Any) -> dict[str, Any]:
         Groundedness,
         LLMJudge,
         Sentiment,
+        ToolArgumentsJudge,
+        ToolGroundingJudge,
+        ToolSelectionJudge,
         Toxicity,
+        TrajectoryJudge,
     )
 
     g = {"generator": generator}
@@ -195,6 +215,11 @@ def llm_checks(generator: Any) -> dict[str, Any]:
         "Toxicity": Toxicity(**g),
         "Sentiment": Sentiment("positive", **g),
         "CustomRubric": _custom_judge_class()(**g),
+        "ToolSelectionJudge": ToolSelectionJudge(**g),
+        "ToolArgumentsJudge": ToolArgumentsJudge(**g),
+        "ToolGroundingJudge": ToolGroundingJudge(**g),
+        "TrajectoryJudge": TrajectoryJudge(goal="Say when the shop opens", **g),
+        "ActionClaimsConsistent": ActionClaimsConsistent(**g),
     }
 
 
@@ -216,6 +241,7 @@ async def run_checks_matrix(
     and case ``0..n-1``."""
     from giskard_nb import Interaction, Trace
     from giskard_nb.core.testcase import run_check  # what a scenario does: an exception is an ERROR
+    from giskard_nb.core.tools import ToolCall
 
     limit = asyncio.Semaphore(concurrency)
     checks = llm_checks(generator)
@@ -229,6 +255,10 @@ async def run_checks_matrix(
                 Interaction(
                     inputs=f"When do you open? (case-{i})",
                     outputs=f"We open on Monday at 9. (case-{i})",
+                    # the tool judges read calls; the other checks do not look at them
+                    tool_calls=[
+                        ToolCall(name="get_hours", arguments={"day": "Monday"}, result="9")
+                    ],
                 )
             ]
         )

@@ -15,6 +15,8 @@ from giskard_nb.checks.llm.base import LLMCheckResult
 from giskard_nb.checks.llm.conformity import ConformityVerdict
 from giskard_nb.checks.llm.sentiment import SentimentVerdict
 from giskard_nb.checks.llm.toxicity import ToxicityVerdict
+from giskard_nb.checks.tools.claims import ClaimsVerdict
+from giskard_nb.checks.tools.judges import ToolArgumentsVerdict, TrajectoryVerdict
 from giskard_nb.llm.parsing import ReplyParseError, parse_reply
 from giskard_nb.scan.detectors.judge import JudgeVerdict
 from giskard_nb.testing import FakeLLMServer
@@ -68,6 +70,9 @@ def test_the_corpus_has_forty_kinds_and_every_case_of_the_issue():
         (hostile.CHECK_VALUES, SentimentVerdict),
         (hostile.SENTIMENT_VALUES, SentimentVerdict),
         (hostile.JUDGE_VALUES, JudgeVerdict),
+        (hostile.CHECK_VALUES, ToolArgumentsVerdict),
+        (hostile.TRAJECTORY_VALUES, TrajectoryVerdict),
+        (hostile.CLAIMS_VALUES, ClaimsVerdict),
     ],
 )
 def test_the_reader_finds_every_hostile_reply_unreadable(values, model):
