@@ -41,6 +41,7 @@ RENAMED = {
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "secrets", "target", "palette"),  # plain modules: errors, settings, data
     ("core",),  # scenarios, checks' base, traces, runners; no heavy dependency
+    ("tools",),  # MockTools: scripted tool providers, recording and replay of tool calls
     ("llm", "agents"),  # the litellm boundary; agents: giskard-agents import paths of its classes
     ("checks",),  # built-in and LLM-judged checks
     ("kb",),  # knowledge bases: chunking, search, topics
