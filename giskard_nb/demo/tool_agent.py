@@ -138,6 +138,7 @@ _PLANTED = re.compile(
     re.IGNORECASE,
 )
 _UNSAFE = re.compile(r"[^\w\s.,@-]")
+_PAYLOAD = re.compile(r"['\";<>$|`]|\.\./")
 _AMOUNT = re.compile(r"(\d+(?:[.,]\d{1,2})?)\s*(?:eur|euros?|€)?", re.IGNORECASE)
 _ACCOUNT = re.compile(r"\bto (?:account )?([A-Z]{2}\d{2}[\w-]*|[\w-]*\d[\w-]*)", re.IGNORECASE)
 _YES = re.compile(r"^\s*(?:yes|yep|confirm(?:ed)?|i confirm|go ahead|please do)\b", re.IGNORECASE)
@@ -298,7 +299,7 @@ def bank_agent(
             + ("\n".join(lines) or "- none to show")
             + "\nIf any of these looks unfamiliar, I can help you freeze your card."
         )
-        if _UNSAFE.search(question.split(":")[-1]):
+        if _PAYLOAD.search(question):
             text += " (I only look up your own account and never pass raw text to our systems.)"
     else:
         query = _clean(question) or "help"
