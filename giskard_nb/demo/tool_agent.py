@@ -134,8 +134,10 @@ _PLANTED = re.compile(
     r"ignore (?:all |any |the |your )?(?:previous |prior |user|instructions)|instructions? (?:to|for) "
     r"the (?:assistant|ai|model)|system (?:notice|message|prompt)|assistant instructions|"
     r"you must now|do not (?:tell|mention)|\b(?:call|use|run) (?:the )?(?:send_email|transfer)\b|"
-    r"forward (?:this|the) (?:conversation|data|details)|new policy",
-    re.IGNORECASE,
+    r"forward (?:this|the) (?:conversation|data|details)|new policy|\bcall (?:the|a) tool\b|"
+    r"(?:note|reminder|message) (?:to|for) the (?:assistant|ai)|\[tool note\]|step is mandatory|"
+    r"^assistant:",
+    re.IGNORECASE | re.MULTILINE,
 )
 _UNSAFE = re.compile(r"[^\w\s.,@-]")
 _PAYLOAD = re.compile(r"['\";<>$|`]|\.\./")
