@@ -195,7 +195,8 @@ def run_demo_scan(
         hub = Hub(":memory:")
     llm = judge_configured() if llm is None else llm
     project, _ = setup_demo(hub, llm=llm)
-    runs = len(hub.scans.list(project_id=project.id))
+    scans = hub.scans.list(project_id=project.id)
+    runs = len([s for s in scans if (s.name or "").startswith("support agent scan")])
     return hub.scans.create(
         project.id,
         agent=support_agent,

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+)
 
 from giskard_nb.core.missing import MISSING
 from giskard_nb.errors import GiskardValidationError
@@ -95,6 +102,10 @@ class ScanOptions(BaseModel):
         if isinstance(value, str):
             return {"name": value}
         return value
+
+    @field_serializer("tools")
+    def _dump_tools(self, tools: Any) -> None:
+        return None  # scripted Python objects: not data (``summary()`` lists their names)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-safe record of the options (no system prompt, no secrets, no probe bodies)."""
