@@ -169,9 +169,7 @@ class MockTools:
             time.sleep(delay)
         result, error = self._answer(str(name), {} if arguments is None else arguments)
         if inspect.isawaitable(result):
-            if inspect.iscoroutine(result):
-                result.close()  # never awaited: close it rather than leak a warning
-            result, error = None, f"the script of {name!r} is async: call it with acall or arun"
+            result, error = self._settle(str(name), result)
         return self._record(str(name), arguments, result, error, time.perf_counter() - start)
 
     async def arun(self, name: str, arguments: Any = None) -> ToolCall:
@@ -185,7 +183,7 @@ class MockTools:
             try:
                 result = await result
             except Exception as exc:
-                result, error = None, _failure(name, exc)
+                result, error = None, self._error(str(name), exc)
         return self._record(str(name), arguments, result, error, time.perf_counter() - start)
 
     def _answer(self, name: str, arguments: Any) -> tuple[Any, str | None]:
@@ -215,12 +213,22 @@ class MockTools:
             try:
                 return script(arguments), None
             except Exception as exc:
-                return None, _failure(name, exc)
+                return None, self._error(name, exc)
         if isinstance(script, list):
             if not script:
                 return None, f"the result list of {name!r} is empty"
             return copy.deepcopy(script[min(index, len(script) - 1)]), None
         return copy.deepcopy(script), None
+
+    def _error(self, name: str, exc: BaseException) -> str:
+        """The error of a call whose script raised ``exc``."""
+        return f"the tool {name!r} failed: {type(exc).__name__}: {exc}"
+
+    def _settle(self, name: str, awaitable: Any) -> tuple[Any, str | None]:
+        """What a sync call makes of an awaitable answer: an error (``RecordingTools`` runs it)."""
+        if inspect.iscoroutine(awaitable):
+            awaitable.close()  # never awaited: close it rather than leak a warning
+        return None, f"the script of {name!r} is async: call it with acall or arun"
 
     def _record(
         self, name: str, arguments: Any, result: Any, error: str | None, seconds: float
@@ -297,7 +305,3 @@ class MockTools:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} tools={self.names} calls={len(self.calls)}>"
-
-
-def _failure(name: str, exc: BaseException) -> str:
-    return f"the tool {name!r} failed: {type(exc).__name__}: {exc}"

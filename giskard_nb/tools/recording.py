@@ -20,10 +20,9 @@ from typing import Any
 
 from giskard_nb.core.files import write_text_atomic
 from giskard_nb.core.sync import run_sync
-from giskard_nb.core.tools import ToolCall
 from giskard_nb.errors import GiskardValidationError, SerializationError
 from giskard_nb.secrets import mask_credentials, mask_values
-from giskard_nb.tools.mock import MockTools, as_spec
+from giskard_nb.tools.mock import MockTools, ToolError, as_spec
 
 __all__ = ["FORMAT", "RecordingTools", "ReplayTools", "load_replay", "save_recording"]
 
@@ -65,31 +64,22 @@ class RecordingTools(MockTools):
         try:
             return self.provider.call(name, arguments), None
         except Exception as exc:
-            return None, _error_text(exc)
+            return None, self._error(name, exc)
 
-    def run(self, name: str, arguments: Any = None) -> ToolCall:
-        """Call the provider (an async provider is run to completion) and record the call."""
-        import time
+    def _error(self, name: str, exc: BaseException) -> str:
+        """The provider's error as it said it (a ``ToolError``'s message as is)."""
+        return str(exc) if isinstance(exc, ToolError) else f"{type(exc).__name__}: {exc}"
 
-        start = time.perf_counter()
-        args = {} if arguments is None else arguments
+    def _settle(self, name: str, awaitable: Any) -> tuple[Any, str | None]:
+        """A sync call of an async provider: run it to completion."""
         try:
-            out, error = self.provider.call(str(name), args), None
-            if hasattr(out, "__await__"):
-                out = run_sync(_awaited(out))
+            return run_sync(_awaited(awaitable)), None
         except Exception as exc:
-            out, error = None, _error_text(exc)
-        return self._record(str(name), arguments, out, error, time.perf_counter() - start)
+            return None, self._error(name, exc)
 
 
 async def _awaited(value: Any) -> Any:
     return await value
-
-
-def _error_text(exc: BaseException) -> str:
-    from giskard_nb.tools.mock import ToolError
-
-    return str(exc) if isinstance(exc, ToolError) else f"{type(exc).__name__}: {exc}"
 
 
 class ReplayTools(MockTools):

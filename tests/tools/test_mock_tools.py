@@ -151,12 +151,17 @@ async def test_record_an_async_provider() -> None:
         specs = [WEATHER]
 
         async def call(self, name, arguments):
+            if arguments["city"] == "Atlantis":
+                raise LookupError("no such city")
             return {"city": arguments["city"]}
 
     recorded = MockTools.record(AsyncProvider())
     assert await recorded.acall("get_weather", {"city": "Nice"}) == {"city": "Nice"}
     assert recorded.call("get_weather", {"city": "Pau"}) == {"city": "Pau"}  # run to completion
     assert [c.result for c in recorded.calls] == [{"city": "Nice"}, {"city": "Pau"}]
+    with pytest.raises(ToolError, match="^LookupError: no such city$"):  # the provider's words
+        await recorded.acall("get_weather", {"city": "Atlantis"})
+    assert recorded.run("get_weather", {"city": "Atlantis"}).error == "LookupError: no such city"
     with pytest.raises(GiskardValidationError, match="tool provider"):
         MockTools.record(object())
 
