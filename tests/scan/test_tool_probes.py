@@ -138,3 +138,29 @@ async def test_an_agent_without_a_tools_parameter_is_a_clear_error() -> None:
         await run_scan(agent, probe_ids=TOOL_PROBES, tools=scan_tools(), **FAST)
     with pytest.raises(GiskardValidationError, match="must be a giskard_nb.tools.MockTools"):
         await run_scan(bank_agent, probe_ids=TOOL_PROBES, tools={"get_balance": 1}, **FAST)
+
+
+def test_a_hub_scan_takes_the_tools_and_stores_none_of_them() -> None:
+    from giskard_nb.hub import Hub
+
+    hub = Hub(":memory:")
+    project = hub.projects.create("bank")
+    scan = hub.scans.create(
+        project.id,
+        agent=follows_tool_text,
+        probe_ids=["tools.result_injection"],
+        max_attempts_per_probe=2,
+        tools=scan_tools(),
+        allowed_tools=ALLOWED,
+        progress=False,
+        judge=None,
+        generator=None,
+    )
+    report = hub.scans.report(scan.id)
+    assert report.grade == "D" and scan.options["tools"] is None
+    assert scan.options["allowed_tools"] == ALLOWED
+    stored = [a for a in report.attempts if a.successful]
+    assert stored and stored[0].tool_calls[-1]["name"] in ("send_email", "transfer")
+    with pytest.raises(GiskardValidationError, match="tools="):  # resume names what it takes
+        hub.scans.resume(scan.id, agent=follows_tool_text, colour="blue")
+    hub.close()
