@@ -206,3 +206,13 @@ def test_an_agent_on_mock_tools_replays_under_the_agent_recording(tmp_path) -> N
     assert calls == [c.model_dump(exclude={"duration_s"}) for c in first.final_trace.tool_calls]
     assert calls[0]["name"] == "get_weather" and calls[0]["result"] == {"temp_c": 21}
     assert json.loads(json.dumps(calls))  # JSON data throughout
+
+
+def test_a_secret_argument_is_masked_on_disk_and_still_replays(tmp_path) -> None:
+    recorded = MockTools.record(MockTools(results={"fetch": {"rows": 3}}))
+    recorded.call("fetch", {"table": "orders", "api_key": "live-key-value-123"})
+    path = recorded.save(tmp_path / "fetch.json")
+    assert "live-key-value-123" not in path.read_text()
+    replay = MockTools.replay(path)
+    assert replay.call("fetch", {"table": "orders", "api_key": "live-key-value-123"}) == {"rows": 3}
+    assert replay.run("fetch", {"table": "users", "api_key": "live-key-value-123"}).failed
