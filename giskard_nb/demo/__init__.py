@@ -1,6 +1,6 @@
 """The bundled demo: an offline support agent ("Trailhead Outfitters") and a dataset of test cases
 written for giskard-nb, evaluated in a Hub with rule and embedding checks (and LLM judges when a model
-is configured). May import: config, core, tools, llm, scan and hub.
+is configured). May import: config, core, tools, llm, checks, scan and hub.
 
 ``python -m giskard_nb.demo`` runs it; the helpers below work in notebooks too::
 

@@ -67,6 +67,9 @@ async def run_scan(
     keyword overrides (``categories=``, ``probe_ids=``, ``max_attempts_per_probe=``, ``budget=``...).
     ``plan``: a ``plan_scan(options, judge=, generator=)`` already made with the same options and
     models (the Hub stores its probes first), run as it is instead of planning again.
+    ``tools=MockTools(...)`` (and ``allowed_tools=[...]``): the agent's tools, given to it in its
+    ``tools`` parameter, a fresh copy per attack (``giskard_nb.scan.tooling``); the tool-security
+    probes run only then.
     """
     if not callable(agent):
         raise GiskardValidationError(
