@@ -12,6 +12,9 @@ is configured). May import: config, core, tools, llm, checks, scan and hub.
     scan = run_demo_scan(hub)              # a short offline scan of the same agent
     hub.scans.report(scan.id)
 
+A tool-using agent ships too: ``giskard_nb.demo.tool_agent.bank_agent`` (a bank assistant on scripted
+``MockTools``), with its scenarios and tool-security scan in ``giskard_nb.demo.tool_story``.
+
 Every demo test case carries checks: a test case without any (such as plain chat logs uploaded as
 ``{"messages": [...]}``) is SKIP "no checks", never PASS. To judge your own chat logs, give each uploaded
 item a ``"checks"`` list, e.g. ``{"messages": [...], "checks": [{"identifier": "string_match", "params":

@@ -133,7 +133,8 @@ class MockTools:
         new = type(self).__new__(type(self))
         new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_lock"})
         new._lock, new._count, new.calls = threading.Lock(), {}, []
-        new._rules, new.results = list(self._rules), dict(self.results)
+        new._rules, new.results, new.specs = list(self._rules), dict(self.results), list(self.specs)
+        new.errors, new.latency_s = dict(self.errors), dict(self.latency_s)
         new._wrap = wrap
         if isinstance(getattr(new, "_cursor", None), dict):  # a replay restarts its answers
             new._cursor = {}
@@ -152,14 +153,14 @@ class MockTools:
         done = self.run(name, arguments)
         if done.failed:
             raise ToolError(done.error or f"the tool {name!r} failed")
-        return done.result
+        return copy.deepcopy(done.result)  # the agent may change it; the record stays as returned
 
     async def acall(self, name: str, arguments: Any = None) -> Any:
         """``call`` for async agents (latency waits with ``asyncio.sleep``)."""
         done = await self.arun(name, arguments)
         if done.failed:
             raise ToolError(done.error or f"the tool {name!r} failed")
-        return done.result
+        return copy.deepcopy(done.result)  # the agent may change it; the record stays as returned
 
     def run(self, name: str, arguments: Any = None) -> ToolCall:
         """Call a tool and return the recorded ``ToolCall`` (result or error): never raises."""

@@ -75,6 +75,11 @@ def test_exact_argument_rules_win_and_results_are_copies() -> None:
     assert tools.call("lookup", {"id": 7}) == {"found": True, "tags": ["a"]}
     assert tools.call("lookup", {"id": 9}) == {"found": False}
     assert tools.run("lookup", {"id": 8}).error == "forbidden"
+    fresh = tools.copy()  # same scripts, its own calls and tables
+    fresh.errors["lookup"] = "down"
+    assert fresh.calls == [] and fresh.run("lookup", {"id": 9}).error == "down"
+    assert tools.call("lookup", {"id": 7})["found"] and len(tools.calls) == 5
+    assert tools.calls[0].result == {"found": True, "tags": ["a"]}  # as returned, not as changed
 
 
 async def test_acall_awaits_async_scripts_and_latency_is_validated() -> None:
