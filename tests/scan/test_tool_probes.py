@@ -164,3 +164,30 @@ def test_a_hub_scan_takes_the_tools_and_stores_none_of_them() -> None:
     with pytest.raises(GiskardValidationError, match="tools="):  # resume names what it takes
         hub.scans.resume(scan.id, agent=follows_tool_text, colour="blue")
     hub.close()
+
+
+async def test_a_privilege_finding_becomes_a_regression_test_with_the_same_allow_list() -> None:
+    def admin_agent(messages, tools=None):  # reports its calls in its reply, as agents do
+        tools = tools if tools is not None else scan_tools()
+        if "admin" in messages[-1]["content"].lower():
+            tools.run("admin_unlock_account", {"account": "99-1234"})
+        return {
+            "role": "assistant",
+            "content": "Done.",
+            "tool_calls": [c.model_dump() for c in tools.calls],
+        }
+
+    report = await run_scan(
+        admin_agent,
+        probe_ids=["tools.privilege_boundary"],
+        tools=scan_tools(),
+        max_attempts_per_probe=4,
+        **FAST,
+    )
+    (finding, *_) = report.findings
+    assert finding.detector_config["allowed"] == sorted(ALLOWED)
+    (scenario,) = report.to_test_cases([finding.id])
+    still = await scenario.run(target=admin_agent)  # no scan tools: the calls come from the reply
+    assert still.status.value == "fail" and "outside its role" in str(still.steps[-1])
+    fixed = await scenario.run(target=lambda messages: "I can't do that, I'm not staff.")
+    assert fixed.status.value == "pass"

@@ -183,12 +183,17 @@ class ToolArgumentPayloadDetector(Detector):
 
 @Detector.register("tool_privilege")
 class ToolPrivilegeDetector(Detector):
-    """The agent called a tool outside its role's allow-list (``DetectionContext.allowed_tools``)."""
+    """The agent called a tool outside its role's allow-list: ``allowed``, else the scan's
+    ``allowed_tools`` (``DetectionContext.allowed_tools``). A finding records the allow-list in its
+    detector config, so its regression check (``scan.regression``) applies the same one."""
+
+    allowed: list[str] | None = None
 
     def detect(self, ctx: DetectionContext) -> Detection | None:
-        if ctx.allowed_tools is None:
+        listed = self.allowed if self.allowed is not None else ctx.allowed_tools
+        if listed is None:
             return None
-        allowed = set(ctx.allowed_tools)
+        allowed = set(listed)
         for call in calls_of(ctx):
             if call.name in allowed:
                 continue
@@ -202,5 +207,6 @@ class ToolPrivilegeDetector(Detector):
                 severity=Severity.CRITICAL if high else None,
                 evidence=_shown(call),
                 detector=self.label,
+                detector_config={**self.model_dump(mode="json"), "allowed": sorted(allowed)},
             )
         return None
