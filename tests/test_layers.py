@@ -41,9 +41,10 @@ RENAMED = {
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "secrets", "target", "palette"),  # plain modules: errors, settings, data
     ("core", "stats"),  # scenarios, checks' base, traces, runners; statistics (pure Python)
+    ("tools",),  # MockTools, recording and replay of tool calls, static scan of definitions
     ("llm", "agents"),  # the litellm boundary; agents: giskard-agents import paths of its classes
     ("checks",),  # built-in and LLM-judged checks
-    ("tools", "mcp", "otel"),  # tool providers and scans, the MCP client, OpenTelemetry in/out
+    ("mcp", "otel"),  # the MCP client and its scan, OpenTelemetry in/out
     ("kb",),  # knowledge bases: chunking, search, topics
     ("scan",),  # the vulnerability-scan engine
     ("dataset_generation", "input_generators"),  # test cases from personas/documents; UserSimulator

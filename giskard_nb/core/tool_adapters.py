@@ -3,7 +3,8 @@
 ``tool_calls_from(value)`` returns the ``ToolCall`` objects found in:
 
 - ``ToolCall`` objects, or dicts of their fields (``{"name", "arguments", "result", ...}``);
-- OpenAI chat tool calls (``{"id", "type": "function", "function": {"name", "arguments"}}``), an
+- OpenAI chat tool calls (``{"id", "type": "function", "function": {"name", "arguments"}}``, with
+  the outcome when an agent logs it: ``result``, ``error``, ``status``, ``duration_s``), an
   assistant message carrying them, or a whole chat completion (``{"choices": [{"message": ...}]}``);
 - a conversation (a list of messages): the assistant's ``tool_calls`` paired by id with the ``tool``
   messages that answer them (their content is the result), and ``turn`` counted in user messages;
@@ -32,6 +33,8 @@ __all__ = ["MAX_CALLS", "spec_from_mcp", "spec_from_openai", "split_reply", "too
 MAX_CALLS = 1000
 
 _CALL_FIELDS = frozenset(ToolCall.model_fields)
+#: What an OpenAI chat tool call may carry besides its ``function`` when an agent logs the outcome.
+_OUTCOME = ("result", "error", "status", "duration_s")
 
 
 def tool_calls_from(value: Any) -> list[ToolCall]:
@@ -154,7 +157,10 @@ def _one(item: Any) -> ToolCall | None:
     fn = item.get("function")
     if isinstance(fn, Mapping):  # OpenAI chat
         args, why = parse_arguments(fn.get("arguments"))
-        return _call(name=fn.get("name"), arguments=args, id=item.get("id"), arguments_error=why)
+        extra = {k: item[k] for k in _OUTCOME if item.get(k) is not None}  # a logged outcome
+        return _call(
+            name=fn.get("name"), arguments=args, id=item.get("id"), arguments_error=why, **extra
+        )
     if item.get("type") == "tool_use":  # an Anthropic block on its own
         return _call(name=item.get("name"), arguments=item.get("input"), id=item.get("id"))
     if "name" not in item:

@@ -1,6 +1,6 @@
 """The bundled demo: an offline support agent ("Trailhead Outfitters") and a dataset of test cases
 written for giskard-nb, evaluated in a Hub with rule and embedding checks (and LLM judges when a model
-is configured). May import: config, core, llm, scan and hub.
+is configured). May import: config, core, tools, llm, checks, scan and hub.
 
 ``python -m giskard_nb.demo`` runs it; the helpers below work in notebooks too::
 
@@ -11,6 +11,9 @@ is configured). May import: config, core, llm, scan and hub.
     evaluation.summary()
     scan = run_demo_scan(hub)              # a short offline scan of the same agent
     hub.scans.report(scan.id)
+
+A tool-using agent ships too: ``giskard_nb.demo.tool_agent.bank_agent`` (a bank assistant on scripted
+``MockTools``), with its scenarios and tool-security scan in ``giskard_nb.demo.tool_story``.
 
 Every demo test case carries checks: a test case without any (such as plain chat logs uploaded as
 ``{"messages": [...]}``) is SKIP "no checks", never PASS. To judge your own chat logs, give each uploaded
@@ -195,7 +198,8 @@ def run_demo_scan(
         hub = Hub(":memory:")
     llm = judge_configured() if llm is None else llm
     project, _ = setup_demo(hub, llm=llm)
-    runs = len(hub.scans.list(project_id=project.id))
+    scans = hub.scans.list(project_id=project.id)
+    runs = len([s for s in scans if (s.name or "").startswith("support agent scan")])
     return hub.scans.create(
         project.id,
         agent=support_agent,

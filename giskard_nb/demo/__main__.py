@@ -1,8 +1,10 @@
 """``python -m giskard_nb.demo`` (``make demo``): evaluate and scan the offline demo agent in the Hub.
 
-The story in four parts: an evaluation of the Trailhead Outfitters support agent on its test cases
+The story in five parts: an evaluation of the Trailhead Outfitters support agent on its test cases
 (each failure with the message of the check that failed and its failure category), a short
-vulnerability scan of the same agent with its grade card, where it is all stored, and what to do next.
+vulnerability scan of the same agent with its grade card, a tool-using bank agent (scenarios that
+check its tool calls, and a tool-security scan with scripted tools), where it is all stored, and
+what to do next.
 
 By default the results go to the embedded Hub database (``$GISKARD_NB_HUB_URL``, else
 ``$GISKARD_NB_HOME/hub.db``, else ``~/.giskard_nb/hub.db``), so every run is kept and compared with the
@@ -22,10 +24,11 @@ from typing import Any
 from giskard_nb.demo import JUDGED_SCAN_CATEGORIES, judge_configured, run_demo, run_demo_scan
 
 NEXT_STEPS = """\
-4. Next steps
+5. Next steps
 ─────────────
   1. In a notebook: jupyter lab notebooks/quickstart.ipynb — the same agent as scenarios, a table,
-     a chart and the results viewer (the README's five-minute path does it with your own agent).
+     a chart and the results viewer (the README's five-minute path does it with your own agent);
+     notebooks/tool-calling-agents.ipynb for agents that call tools.
   2. From a terminal or a CI job: `giskard-nb eval` runs a dataset file against an agent
      (module:function or an HTTP URL; exit code 1 when a case fails) and `giskard-nb scan` scans one
      (exit code 1 on a confirmed major finding: `--fail-on`; `--secret` names what it must keep);
@@ -84,6 +87,19 @@ def print_scan(hub: Any, scan: Any, *, llm: bool) -> None:
             "The grade covers the categories listed above only."
         )
         print(textwrap.fill(text, width=100, subsequent_indent="  "))
+
+
+def print_tools(hub: Any, project_id: str, *, progress: bool) -> Any:
+    """The tool-using bank agent: its scenarios (each call it made) and a tool-security scan."""
+    from giskard_nb.demo.tool_story import run_tool_scan, run_tool_scenarios
+
+    for result in run_tool_scenarios():
+        calls = [str(c) for c in result.final_trace.tool_calls] or ["no tool call"]
+        print(f"  {result.status.value.upper():<5} {result.scenario_name}: {'; '.join(calls)}")
+    print()
+    scan = run_tool_scan(hub, project_id, progress=progress)
+    print(hub.scans.report(scan.id).report())
+    return scan
 
 
 def storage_line(hub_arg: str | None, *, memory: bool) -> str:
@@ -159,9 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     scan = run_demo_scan(hub, llm=llm, progress=not args.no_progress)
     print_scan(hub, scan, llm=llm)
 
-    _section("3. Stored in the Hub")
+    _section("3. Tools: a bank agent's tool calls, checked and scanned")
+    sys.stdout.flush()
+    tool_scan = print_tools(hub, scan.project_id, progress=not args.no_progress)
+
+    _section("4. Stored in the Hub")
     print(f"Evaluation {evaluation.name!r} (id {evaluation.id})")
     print(f"Scan {scan.name!r} (id {scan.id})")
+    print(f"Scan {tool_scan.name!r} (id {tool_scan.id})")
     if args.memory:
         print(
             "in a throwaway in-memory Hub: gone when the demo exits (run without --memory to keep it)."

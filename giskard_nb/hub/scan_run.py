@@ -126,11 +126,13 @@ async def resume_scan(
     """Run the attacks of ``scan`` that have no stored attempt (``extra``: ``profile=``, models)."""
     stored = {k: v for k, v in scan.options.items() if k in ScanOptions.model_fields}
     models = {k: extra.pop(k) for k in _MODELS if k in extra}
-    if "profile" in extra:
-        stored["profile"] = extra.pop("profile")
+    for key in ("profile", "tools"):  # never stored: given again
+        if key in extra:
+            stored[key] = extra.pop(key)
     if extra:
         raise GiskardValidationError(
-            f"resume() takes agent=, profile=, judge=, generator=, on_attempt=; got {sorted(extra)}"
+            "resume() takes agent=, profile=, tools=, judge=, generator=, on_attempt=; got "
+            f"{sorted(extra)}"
         )
     if documents is not None:
         stored["documents"] = documents

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+)
 
 from giskard_nb.core.missing import MISSING
 from giskard_nb.errors import GiskardValidationError
@@ -46,6 +53,10 @@ class ScanOptions(BaseModel):
     - ``variants_per_attack``: rewrites of each attack by the generator model (0: none).
     - ``max_turns``: length of adaptive multi-turn attacks when a generator is configured.
     - ``use_judge``: None uses the judge when one is available; False never calls it.
+    - ``tools``: the agent's tools as a ``giskard_nb.tools.MockTools``: each attack gives the agent a
+      fresh copy in its ``tools`` parameter (the tool-security probes plant text in the read tools'
+      results) and the detectors read the calls it made; ``allowed_tools``: the tools the agent's
+      role may call (the privilege-boundary probe). Without ``tools`` the tool probes do not run.
     - ``budget``: caps (``Budget``, a dict, or a number = max USD); ``seed``: canaries and sampling.
     """
 
@@ -65,6 +76,20 @@ class ScanOptions(BaseModel):
     use_judge: bool | None = None
     budget: Budget | None = None
     seed: int = 0
+    tools: Any = None
+    allowed_tools: list[str] | None = None
+
+    @field_validator("tools")
+    @classmethod
+    def _tools(cls, value: Any) -> Any:
+        from giskard_nb.tools import MockTools
+
+        if value is not None and not isinstance(value, MockTools):
+            raise ValueError(
+                f"tools must be a giskard_nb.tools.MockTools (the agent's tools, scripted), got "
+                f"{type(value).__name__}; record a real provider with MockTools.record(provider)"
+            )
+        return value
 
     @field_validator("budget", mode="before")
     @classmethod
@@ -78,11 +103,19 @@ class ScanOptions(BaseModel):
             return {"name": value}
         return value
 
+    @field_serializer("tools")
+    def _dump_tools(self, tools: Any) -> None:
+        return None  # scripted Python objects: not data (``summary()`` lists their names)
+
     def summary(self) -> dict[str, Any]:
         """A JSON-safe record of the options (no system prompt, no secrets, no probe bodies)."""
         data = self.model_dump(
-            mode="json", exclude={"probes", "documents", "profile", "budget"}, exclude_none=True
+            mode="json",
+            exclude={"probes", "documents", "profile", "budget", "tools"},
+            exclude_none=True,
         )
+        if self.tools is not None:
+            data["tools"] = self.tools.names
         data["custom_probes"] = [p.id for p in self.probes]
         data["documents"] = len(self.documents)
         data["agent_name"] = self.profile.name
@@ -151,7 +184,10 @@ def _select(options: ScanOptions, catalogue: Catalogue) -> list[Probe]:
             selected += custom.probes()
     seen: set[str] = set()
     unique = []
+    asked = set(options.probe_ids or ())
     for p in selected:
+        if "tools" in p.requires and options.tools is None and p.id not in asked:
+            continue  # the tool probes run when the scan is given the agent's tools
         if p.id not in seen:
             seen.add(p.id)
             unique.append(p)
@@ -218,6 +254,10 @@ def _missing(
     missing = []
     if "documents" in probe.requires and not options.documents:
         missing.append("knowledge-base documents (documents=[...])")
+    if "tools" in probe.requires and options.tools is None:
+        missing.append("the agent's tools (tools=MockTools(...), received in a `tools` parameter)")
+    if "allow_list" in probe.requires and options.allowed_tools is None:
+        missing.append("the role's allow-list of tools (allowed_tools=[...])")
     if "generator" in probe.requires and generator is None:
         missing.append("a generator model (generator=... or set_default_generator)")
     judge = ""

@@ -47,7 +47,7 @@ _BUILTIN_VALUES = {
     "canary", "canary_a", "canary_b", "canary_lower", "injection_b64", "injection_rot13",
     "agent_name", "agent_description",
 } | {f"injection_{name}" for name in ENCODERS}  # fmt: skip
-Requirement = Literal["documents", "generator", "judge"]
+Requirement = Literal["documents", "generator", "judge", "tools", "allow_list"]
 
 
 class AttackTemplate(BaseModel):

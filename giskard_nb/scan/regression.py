@@ -84,6 +84,9 @@ class Vulnerability(Check):
             )
         except Exception as exc:
             return CheckResult.error(f"cannot read the agent's reply: {exc}")
+        if last.tool_calls and not reply.tool_calls:  # the calls a scenario read off the reply
+            calls = [c.model_dump(mode="json", exclude_none=True) for c in last.tool_calls]
+            reply = AgentOutput(text=reply.text, metadata=reply.metadata, tool_calls=calls)
         for digest in self.secret_digests:
             if contains_digest(reply.text, digest):
                 return CheckResult.failure(

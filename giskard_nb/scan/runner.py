@@ -37,6 +37,7 @@ from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_optio
 from giskard_nb.scan.probe import Probe
 from giskard_nb.scan.redact import redact_attempt
 from giskard_nb.scan.result import Attempt, ScanReport, _now
+from giskard_nb.scan.tooling import attack_tools, bind_tools, check_tools_agent
 from giskard_nb.scan.verdict import decide, first_rule
 
 __all__ = ["run_scan", "run_scan_sync"]
@@ -66,12 +67,17 @@ async def run_scan(
     keyword overrides (``categories=``, ``probe_ids=``, ``max_attempts_per_probe=``, ``budget=``...).
     ``plan``: a ``plan_scan(options, judge=, generator=)`` already made with the same options and
     models (the Hub stores its probes first), run as it is instead of planning again.
+    ``tools=MockTools(...)`` (and ``allowed_tools=[...]``): the agent's tools, given to it in its
+    ``tools`` parameter, a fresh copy per attack (``giskard_nb.scan.tooling``); the tool-security
+    probes run only then.
     """
     if not callable(agent):
         raise GiskardValidationError(
             f"the agent must be a function taking the list of chat messages, got {type(agent).__name__}"
         )
     options = resolve_options(options, overrides)
+    if options.tools is not None:
+        check_tools_agent(agent)
     judge, generator = resolve_models(options, judge=judge, generator=generator)
     if plan is None:
         plan = plan_scan(options, judge=judge, generator=generator)
@@ -96,6 +102,7 @@ class _ScanRun:
             for p in plan.probes
         }
         self.tracker = BudgetTracker(options.budget)
+        self.tools: dict[str, Any] = {}  # attack id -> the attack's own copy of options.tools
         self.contacts = ContactMemory()
         priced = options.budget is not None and options.budget.max_cost_usd is not None
         self.prices = {
@@ -241,6 +248,10 @@ class _ScanRun:
         n_turns = max(len(attack.turns), self.options.max_turns) if adaptive else len(attack.turns)
         error = phase = None
         detection: Detection | None = None
+        agent = self.agent
+        if self.options.tools is not None:
+            tools = self.tools[attack.id] = attack_tools(self.options.tools, attack)
+            agent = bind_tools(agent, tools)
         for k in range(n_turns):
             try:
                 if (
@@ -274,7 +285,7 @@ class _ScanRun:
             messages.append({"role": "user", "content": text})
             sent.append(text)
             try:
-                reply = await call_agent(self.agent, messages, timeout=self.options.timeout)
+                reply = await call_agent(agent, messages, timeout=self.options.timeout)
             except AgentError as exc:
                 error, phase = str(exc), "agent"
                 break
@@ -302,13 +313,15 @@ class _ScanRun:
         if detection is not None and error is None:
             severity = detection.severity or attack.severity or probe.severity
         last = replies[-1] if replies else None
+        tools = self.tools.pop(attack.id, None)
+        calls = [c.model_dump(mode="json") for c in tools.calls] if tools is not None else None
         attempt = Attempt(
             attack=attack,
             probe_name=probe.name,
             messages=messages,
             output=last.text if last else "",
             output_metadata=_jsonable(last.metadata) if last and last.metadata else {},
-            tool_calls=_jsonable(last.tool_calls) if last and last.tool_calls else [],
+            tool_calls=calls if calls is not None else _jsonable(last.tool_calls if last else []),
             successful=detection is not None and error is None,
             severity=severity,
             reason=(
@@ -334,6 +347,7 @@ class _ScanRun:
     ) -> DetectionContext:
         actual = attack.model_copy(update={"turns": list(sent)}) if sent != attack.turns else attack
         shared = {"profile": self.options.profile, "judge": self.judge, "contacts": self.contacts}
+        shared |= {"tools": self.tools.get(attack.id), "allowed_tools": self.options.allowed_tools}
         return DetectionContext(attack=actual, replies=replies, **shared)
 
     async def _rules(

@@ -81,7 +81,8 @@ async def run_detector(detector: Detector, ctx: DetectionContext) -> Detection |
         out = out.model_copy(
             update={
                 "detector": out.detector or detector.label,
-                "detector_config": detector.model_dump(mode="json"),
+                # a detector may record the facts of the run it decided on (an allow-list...)
+                "detector_config": out.detector_config or detector.model_dump(mode="json"),
                 "tier": out.tier or detector.tier,
             }
         )

@@ -117,8 +117,9 @@ def _found(report) -> dict[str, set[str]]:
 
 
 def test_probe_and_category_counts():
-    # 34 before issue 13; 50 with disclosure.internal_codes (the demo's staff-code leak)
-    assert len(all_probes()) == 50 and len(default_catalogue()) == 50
+    # 34 before issue 13; 50 with disclosure.internal_codes (the demo's staff-code leak); 54 with
+    # the four tool-security probes (issue 26)
+    assert len(all_probes()) == 54 and len(default_catalogue()) == 54
     assert len(CATEGORIES) == 12  # 11 before: "bias" is new, beyond OWASP
     cats = {c.id: c for c in CATEGORIES}
     assert cats["bias"].owasp_id is None

@@ -14,6 +14,7 @@ from giskard_nb.scan.attack import AttackProfile
 from giskard_nb.scan.catalogue import default_catalogue
 from giskard_nb.scan.plan import ScanOptions, plan_scan
 from giskard_nb.scan.probe import AttackTemplate, Probe
+from giskard_nb.tools import MockTools
 
 pytest.importorskip("giskard_nb.testing")
 from giskard_nb.testing import FakeLLMServer
@@ -42,7 +43,8 @@ def _dupes(ids: list[str]) -> list[str]:
 @pytest.mark.parametrize("profile", [None, PROFILE], ids=["no profile", "profile"])
 def test_every_probe_at_every_limit_plans_unique_ids(profile: AttackProfile | None) -> None:
     every = [p.id for p in default_catalogue().probes()]
-    base = {"documents": DOCUMENTS, **({"profile": profile} if profile else {})}
+    tools = {"tools": MockTools(results={"lookup": {}}), "allowed_tools": ["lookup"]}  # tool probes
+    base = {"documents": DOCUMENTS, **tools, **({"profile": profile} if profile else {})}
     previous: dict[str, list[str]] = {}
     for limit in range(1, 11):
         plan = plan_scan(

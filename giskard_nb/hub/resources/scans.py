@@ -129,8 +129,8 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
         **secrets: Any,
     ) -> Scan:
         """Run the attacks of a scan that have no stored attempt yet (after an interruption). A scan of a
-        local agent needs the ``agent`` function again; ``profile=`` restores a system prompt or secrets;
-        ``on_attempt`` as in ``acreate``."""
+        local agent needs the ``agent`` function again; ``profile=`` restores a system prompt or secrets,
+        ``tools=`` the scan's ``MockTools`` (neither is stored); ``on_attempt`` as in ``acreate``."""
         from giskard_nb.hub.scan_run import resume_scan
 
         scan = self.retrieve(scan_id)

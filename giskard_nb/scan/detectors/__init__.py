@@ -29,6 +29,12 @@ from giskard_nb.scan.detectors.strings import (
     FabricationDetector,
     FalsePremiseDetector,
 )
+from giskard_nb.scan.detectors.tools import (
+    ToolArgumentPayloadDetector,
+    ToolExfiltrationDetector,
+    ToolPrivilegeDetector,
+    ToolResultInjectionDetector,
+)
 
 __all__ = [
     "ADVICE_PATTERNS",
@@ -55,6 +61,10 @@ __all__ = [
     "RepetitionDivergenceDetector",
     "SecretLeakDetector",
     "SystemPromptLeakDetector",
+    "ToolArgumentPayloadDetector",
+    "ToolExfiltrationDetector",
+    "ToolPrivilegeDetector",
+    "ToolResultInjectionDetector",
     "UnboundedOutputDetector",
     "UnqualifiedAdviceDetector",
     "UnrequestedActionDetector",

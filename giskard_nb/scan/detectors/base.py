@@ -70,6 +70,11 @@ class DetectionContext(BaseModel):
     judge: Any = None
     #: The contacts seen in the scan's replies so far (``contacts.ContactMemory``), when a scan runs.
     contacts: Any = None
+    #: The attack's tools (a ``giskard_nb.tools.MockTools``) when the scan gives the agent its tools:
+    #: their ``calls`` are what the agent did (``giskard_nb.scan.detectors.tools``).
+    tools: Any = None
+    #: The tools the agent's role may call (``ScanOptions.allowed_tools``), when known.
+    allowed_tools: list[str] | None = None
     #: Usage reported by LLM-backed detectors (prompt_tokens, completion_tokens, cost_usd, llm_calls...).
     usage: dict[str, float] = Field(default_factory=dict)
 

@@ -21,6 +21,7 @@ def all_probes() -> list[Probe]:
         output,
         smuggling,
         supply,
+        tools,
     )
 
     return [
@@ -36,6 +37,7 @@ def all_probes() -> list[Probe]:
         *framing.PROBES,
         *augment.PROBES,
         *bias.PROBES,
+        *tools.PROBES,
     ]
 
 
