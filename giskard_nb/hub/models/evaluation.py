@@ -72,6 +72,12 @@ class Evaluation(HubRecord):
         call (``"tool_calls"``)."""
         return self._require_hub().evaluations.results.to_dataframe(self.id, level=level)
 
+    def plot_tool_timeline(self, *, case: str | None = None) -> Any:
+        """A Plotly timeline of the agent's tool calls per turn (``giskard_nb.charts.tools``)."""
+        from giskard_nb.charts import plot_tool_timeline
+
+        return plot_tool_timeline(self, case=case)
+
     def plot_failure_categories(self, *, kind: str = "treemap") -> Any:
         """A Plotly figure of the failure categories, drilling down to the failing checks
         (``kind="treemap"`` or ``"bar"``); see ``giskard_nb.charts.plot_failure_categories``."""
