@@ -33,7 +33,14 @@ from giskard_nb.core.sanitize import limit_from_env, to_safe_data, valid_unicode
 from giskard_nb.core.tool_adapters import split_reply
 from giskard_nb.errors import AgentError
 
-__all__ = ["ROLES", "AgentOutput", "ChatMessage", "last_user_content", "to_agent_output"]
+__all__ = [
+    "ROLES",
+    "AgentOutput",
+    "ChatMessage",
+    "last_user_content",
+    "to_agent_output",
+    "with_content",
+]
 
 #: The roles a chat message may have.
 ROLES = ("system", "user", "assistant", "tool")
@@ -48,6 +55,14 @@ def _unset(value: Any) -> bool:
     return value is None
 
 
+def with_content(message: Any) -> Any:
+    """A message dict whose ``content`` is ``None`` but that calls tools, with ``""`` as content
+    (how OpenAI writes an assistant turn that only calls tools); anything else as it is."""
+    if isinstance(message, dict) and message.get("content") is None and message.get("tool_calls"):
+        return {**message, "content": ""}
+    return message
+
+
 class _Value(BaseModel):
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
@@ -59,20 +74,15 @@ class ChatMessage(_Value):
     """One chat message: ``role`` (system, user, assistant or tool) and text ``content``.
 
     A conversation with tool use in the OpenAI format keeps its structure: an assistant message's
-    ``tool_calls`` (OpenAI chat tool calls, as data; its content may then be empty or ``None``) and a
-    ``tool`` message's ``tool_call_id`` (the call it answers). Both are left out of dumps when unset."""
+    ``tool_calls`` (OpenAI chat tool calls, as data; its content is then often empty) and a ``tool``
+    message's ``tool_call_id`` (the call it answers). Both are left out of dumps when unset.
+    ``with_content(message)`` gives a message dict whose ``content`` is ``None`` (an assistant turn
+    that only calls tools, as OpenAI writes it) an empty content."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str
     tool_calls: list[dict[str, Any]] | None = Field(default=None, exclude_if=_unset)
     tool_call_id: str | None = Field(default=None, exclude_if=_unset)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _tool_message(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("content") is None and data.get("tool_calls"):
-            return {**data, "content": ""}  # an assistant turn that only calls tools
-        return data
 
     @field_validator("tool_calls", mode="before")
     @classmethod

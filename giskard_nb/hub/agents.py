@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict
 
 from giskard_nb.core.agent_call import call_with_messages
 from giskard_nb.core.agent_convention import agent_input
-from giskard_nb.core.reply import AgentOutput, ChatMessage, to_agent_output
+from giskard_nb.core.reply import AgentOutput, ChatMessage, to_agent_output, with_content
 from giskard_nb.core.sanitize import valid_unicode
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
 from giskard_nb.hub.http_reply import exchange
@@ -67,6 +67,7 @@ def _messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
         if isinstance(m, ChatMessage):
             out.append(m.model_dump())  # role, content, and the tool fields that are set
         elif isinstance(m, dict) and "role" in m and "content" in m:
+            m = with_content(m)
             message = {"role": str(m["role"]), "content": valid_unicode(str(m["content"]))}
             if m.get("tool_calls") or m.get("tool_call_id") is not None:
                 message = ChatMessage.model_validate({**message, **_tool_fields(m)}).model_dump()

@@ -14,7 +14,7 @@ from pydantic import (
     model_validator,
 )
 
-from giskard_nb.core.reply import to_agent_output
+from giskard_nb.core.reply import to_agent_output, with_content
 from giskard_nb.core.sanitize import valid_unicode_data
 from giskard_nb.core.tool_adapters import tool_calls_from
 from giskard_nb.core.tools import ToolCall
@@ -159,7 +159,8 @@ class HubTestCase(HubRecord):
             data = {**data, **valid_unicode_data({k: data[k] for k in _TEXT_FIELDS if k in data})}
         if not isinstance(data.get("messages"), list):
             return data
-        messages = list(data["messages"])
+        messages = [with_content(m) for m in data["messages"]]  # a turn that only calls tools
+        data = {**data, "messages": messages}
         roles = [_role(m) for m in messages]
         if roles and roles[-1] == "assistant":
             if data.get("demo_output") is not None:
