@@ -260,3 +260,16 @@ def test_a_file_of_table_layout_5_opens_with_an_empty_trajectory(tmp_path: Path)
         assert hub.evaluations.results.to_dataframe(evaluation.id, level="tool_calls").empty
     finally:
         hub.close()
+
+
+def test_a_csv_cell_of_expected_tool_calls_is_read_as_json(mem_hub: Hub, tmp_path: Path) -> None:
+    path = tmp_path / "cases.csv"
+    cell = json.dumps([{"name": "get_weather", "arguments": {"city": "Paris"}}]).replace('"', '""')
+    path.write_text(f'question,expected_tool_calls\nWeather?,"{cell}"\n', encoding="utf-8")
+    project = mem_hub.projects.create("p")
+    (case,) = mem_hub.datasets.upload(project.id, path, name="d").test_cases()
+    assert [(c.name, c.arguments) for c in case.expected_tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    updated = mem_hub.test_cases.update(case.id, expected_tool_calls=[])
+    assert updated.expected_tool_calls == []

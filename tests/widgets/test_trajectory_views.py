@@ -72,6 +72,7 @@ def test_the_hub_browser_shows_a_stored_trajectory() -> None:
         project = hub.projects.create("p")
         item = {
             "messages": "where is order 42?",
+            "expected_tool_calls": [{"name": "<script>x</script>", "arguments": {}}],
             "checks": [
                 {"identifier": "frontend_tool_trajectory", "params": {"expected": ["refund"]}}
             ],
@@ -79,6 +80,9 @@ def test_the_hub_browser_shows_a_stored_trajectory() -> None:
         dataset = hub.datasets.upload(project.id, [item], name="d")
         evaluation = hub.evaluations.create_local(samples.tool_agent, dataset.id, progress=False)
         browser = HubBrowser(hub, project_id=project.id)
+        browser.open_dataset(dataset.id)
+        page = browser._w["detail"].children[0].value
+        assert "expects the calls &lt;script&gt;x&lt;/script&gt;" in page and "<script" not in page
         viewer = browser.open_evaluation(evaluation.id)
         html = viewer.open(0)
         _no_markup_from_tools(html)
