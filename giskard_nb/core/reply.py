@@ -84,6 +84,11 @@ class ChatMessage(_Value):
     tool_calls: list[dict[str, Any]] | None = Field(default=None, exclude_if=_unset)
     tool_call_id: str | None = Field(default=None, exclude_if=_unset)
 
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            if value is not None or name not in ("tool_calls", "tool_call_id"):
+                yield name, value
+
     @field_validator("tool_calls", mode="before")
     @classmethod
     def _calls_as_data(cls, calls: Any) -> Any:
@@ -174,13 +179,18 @@ def to_agent_output(value: Any, *, agent_name: str = "the agent") -> AgentOutput
         calls = [*_calls(message.get("tool_calls")), *_calls(data.get("tool_calls"))]
         return _build(message, _merged(inner_metadata, metadata, calls), agent_name)
     if "content" in data:
-        return _build(data, _merged({}, metadata, _calls(data.get("tool_calls"))), agent_name)
+        calls = _calls(data.get("tool_calls"))
+        if not calls and isinstance(data["content"], list):  # Anthropic blocks: tool_use
+            blocks = split_reply({"content": data["content"]})
+            calls = [] if blocks is None else [_call_data(c) for c in blocks[1]]
+        return _build(data, _merged({}, metadata, calls), agent_name)
     split = split_reply(data)  # {"text", "tool_calls"}, a chat completion, a Responses output...
     if split is not None:
-        calls = [c.model_dump(mode="json", exclude_defaults=True) for c in split[1]]
+        own = split_reply({k: v for k, v in data.items() if k != "metadata"})
+        calls = [] if own is None else own[1]  # else the metadata's calls: already in it
         return AgentOutput(
             response=ChatMessage(role="assistant", content=split[0]),
-            metadata=_merged({}, metadata, calls),
+            metadata=_merged({}, metadata, [_call_data(c) for c in calls]),
         )
     keys = ", ".join(map(str, data)) or "(none)"
     raise AgentError(
@@ -272,6 +282,10 @@ def _calls(value: Any) -> list[dict[str, Any]]:
         d = call if isinstance(call, dict) else _fields(call)
         calls.append(d if d is not None else {"name": str(call)})
     return calls
+
+
+def _call_data(call: Any) -> dict[str, Any]:
+    return call.model_dump(mode="json", exclude_defaults=True)
 
 
 def _snippet(value: Any) -> str:

@@ -273,3 +273,44 @@ def test_a_csv_cell_of_expected_tool_calls_is_read_as_json(mem_hub: Hub, tmp_pat
     ]
     updated = mem_hub.test_cases.update(case.id, expected_tool_calls=[])
     assert updated.expected_tool_calls == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {  # an OpenAI chat completion
+            "choices": [
+                {
+                    "message": {
+                        "role": "assistant",
+                        "content": "ok",
+                        "tool_calls": [
+                            {
+                                "id": "c",
+                                "type": "function",
+                                "function": {"name": "f", "arguments": "{}"},
+                            }
+                        ],
+                    }
+                }
+            ]
+        },
+        {  # an Anthropic message with content blocks
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "ok"},
+                {"type": "tool_use", "id": "c", "name": "f", "input": {}},
+            ],
+        },
+        {"text": "ok", "metadata": {"tool_calls": [{"name": "f", "arguments": {}}]}},
+        {"response": "ok", "metadata": {"tool_calls": [{"name": "f", "arguments": {}}]}},
+    ],
+    ids=["openai-completion", "anthropic-blocks", "text-metadata", "hub-shape"],
+)
+def test_a_local_agent_may_report_its_calls_in_any_shape(mem_hub: Hub, reply: Any) -> None:
+    project = mem_hub.projects.create("p")
+    dataset = mem_hub.datasets.upload(project.id, [{"question": "go"}], name="d")
+    evaluation = mem_hub.evaluations.create_local(lambda m: reply, dataset.id, progress=False)
+    (result,) = evaluation.results()
+    assert result.error is None and result.agent_output.content == "ok"
+    assert [c.name for c in result.tool_calls] == ["f"]  # once, not twice
