@@ -105,3 +105,73 @@ def big_suite_result(n: int, checks_per: int = 1) -> SuiteResult:
             )
         )
     return SuiteResult(name="big", results=results)
+
+
+# -- a tool-calling agent: a multi-turn trajectory with a hostile tool result and a failed call -------
+
+#: What a tool returned: markup that must never run in a view.
+TOOL_XSS = (
+    "<script>window.__xss='tool';alert('tool')</script><img src=x onerror=\"window.__xss='t'\">"
+)
+
+
+@Check.register("frontend_tool_trajectory")
+class FrontendTrajectory(Check):
+    """Compares the names of the calls made with ``expected``; its details hold the diff (matched,
+    missing, extra), as the trajectory checks write it."""
+
+    expected: list[str]
+
+    def run(self, trace):
+        made = [c.name for c in trace.tool_calls]
+        details = {
+            "matched": [{"name": n, "arguments": {}} for n in self.expected if n in made],
+            "missing": [
+                {"name": n, "arguments": {"why": TOOL_XSS}} for n in self.expected if n not in made
+            ],
+            "extra": [
+                c.model_dump(mode="json") for c in trace.tool_calls if c.name not in self.expected
+            ],
+        }
+        if details["missing"] or details["extra"]:
+            return CheckResult.failure("the trajectory differs", details=details)
+        return CheckResult.success("the expected calls were made", details=details)
+
+
+def tool_agent(inputs):
+    """Looks the order up, then (second turn) refunds it: the refund tool fails."""
+    if "order" not in inputs and "refund" not in inputs:
+        return "Hello! Your order ships tomorrow."
+    if "refund" in inputs:
+        calls = [
+            {
+                "name": "refund",
+                "arguments": {"order": 42},
+                "error": f"denied {TOOL_XSS}",
+                "duration_s": 0.05,
+            }
+        ]
+        return {"text": "Refunded!", "tool_calls": calls}
+    calls = [
+        {
+            "name": "lookup_order",
+            "arguments": {"id": 42, "note": TOOL_XSS},
+            "result": TOOL_XSS,
+            "duration_s": 0.2,
+        }
+    ]
+    return {"text": "Your order ships tomorrow.", "tool_calls": calls}
+
+
+def tool_suite_result() -> SuiteResult:
+    return Suite(
+        "tools",
+        target=tool_agent,
+        scenarios=[
+            Scenario("refund flow")
+            .interact("where is order 42?")
+            .interact("refund it")
+            .check(FrontendTrajectory(expected=["lookup_order", "refund", "notify_user"])),
+            Scenario("no tools").interact("hi").check(StringMatching(keyword="ships")),
+        ],
+    ).run_sync()

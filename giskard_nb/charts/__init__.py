@@ -7,6 +7,7 @@ from giskard_nb.charts.calibration import plot_confusion
 from giskard_nb.charts.evaluations import plot_comparison, plot_failure_categories
 from giskard_nb.charts.results import plot_cost, plot_latency, plot_pass_rate
 from giskard_nb.charts.scans import plot_grade_card, plot_scan_grid
+from giskard_nb.charts.tools import plot_tool_timeline
 from giskard_nb.charts.topics import plot_topics
 
 __all__ = [
@@ -18,5 +19,6 @@ __all__ = [
     "plot_latency",
     "plot_pass_rate",
     "plot_scan_grid",
+    "plot_tool_timeline",
     "plot_topics",
 ]

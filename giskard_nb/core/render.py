@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from giskard_nb.core.result import CheckResult
+from giskard_nb.core.trajectory import trajectory_html
 from giskard_nb.palette import STATUS_COLORS
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def check_result_html(r: CheckResult) -> str:
     return f"<div>{badge(r.status.value)} <b>{e(r.check_name or 'check')}</b> {e(r.message or '')}</div>"
 
 
-def trace_html(trace: Trace) -> str:
+def _interactions_html(trace: Trace) -> str:
     rows = []
     for i, it in enumerate(trace.interactions, 1):
         rows.append(
@@ -140,6 +141,11 @@ def trace_html(trace: Trace) -> str:
         )
     body = "".join(rows) or "<tr><td colspan=3><i>empty trace</i></td></tr>"
     return f"<table><tr><th>#</th><th>inputs</th><th>outputs</th></tr>{body}</table>"
+
+
+def trace_html(trace: Trace) -> str:
+    """The interactions of a trace and, when the agent called tools, its trajectory."""
+    return _interactions_html(trace) + trajectory_html(trace.tool_calls)
 
 
 def scenario_html(result: ScenarioResult) -> str:
@@ -158,8 +164,9 @@ def scenario_html(result: ScenarioResult) -> str:
         parts.append("</div>")
     parts.append(
         f"<details><summary>trace ({len(result.final_trace.interactions)} interactions)</summary>"
-        f"{trace_html(result.final_trace)}</details>"
+        f"{_interactions_html(result.final_trace)}</details>"
     )
+    parts.append(trajectory_html(result.final_trace.tool_calls, result.check_results))
     parts.append(f"<small>{result.duration_ms:.0f} ms</small></div>")
     return "".join(parts)
 

@@ -11,7 +11,10 @@ playground chat, the agent under a scan — so the Hub and the scan read the sam
   a dict ``{"response": <str | message>, "metadata": {...}}`` (``"message"`` is accepted for
   ``"response"``), a pydantic model or dataclass of those shapes, or an object with ``response`` (and
   ``metadata``) or ``content`` attributes. Tool calls found on the message and in the metadata are merged
-  into ``metadata["tool_calls"]``. Anything else raises ``AgentError`` naming what came back and the
+  into ``metadata["tool_calls"]``. A reply in another shape that carries tool calls (``{"text": ...,
+  "tool_calls": [...]}``, an OpenAI chat completion or Responses output, Anthropic content blocks:
+  ``core.tool_adapters.split_reply``) is its text, with its calls in ``metadata["tool_calls"]``.
+  Anything else raises ``AgentError`` naming what came back and the
   accepted shapes. A message without content is accepted only when it carries tool calls.
 - ``AgentOutput(text=..., metadata=..., tool_calls=...)`` is shorthand for an assistant reply.
 
@@ -27,9 +30,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from giskard_nb.core.sanitize import limit_from_env, to_safe_data, valid_unicode
+from giskard_nb.core.tool_adapters import split_reply
 from giskard_nb.errors import AgentError
 
-__all__ = ["ROLES", "AgentOutput", "ChatMessage", "last_user_content", "to_agent_output"]
+__all__ = [
+    "ROLES",
+    "AgentOutput",
+    "ChatMessage",
+    "last_user_content",
+    "to_agent_output",
+    "with_content",
+]
 
 #: The roles a chat message may have.
 ROLES = ("system", "user", "assistant", "tool")
@@ -40,6 +51,18 @@ _SHAPES = (
 )
 
 
+def _unset(value: Any) -> bool:
+    return value is None
+
+
+def with_content(message: Any) -> Any:
+    """A message dict whose ``content`` is ``None`` but that calls tools, with ``""`` as content
+    (how OpenAI writes an assistant turn that only calls tools); anything else as it is."""
+    if isinstance(message, dict) and message.get("content") is None and message.get("tool_calls"):
+        return {**message, "content": ""}
+    return message
+
+
 class _Value(BaseModel):
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
@@ -48,10 +71,35 @@ class _Value(BaseModel):
 
 
 class ChatMessage(_Value):
-    """One chat message: ``role`` (system, user, assistant or tool) and text ``content``."""
+    """One chat message: ``role`` (system, user, assistant or tool) and text ``content``.
+
+    A conversation with tool use in the OpenAI format keeps its structure: an assistant message's
+    ``tool_calls`` (OpenAI chat tool calls, as data; its content is then often empty) and a ``tool``
+    message's ``tool_call_id`` (the call it answers). Both are left out of dumps when unset.
+    ``with_content(message)`` gives a message dict whose ``content`` is ``None`` (an assistant turn
+    that only calls tools, as OpenAI writes it) an empty content."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str
+    tool_calls: list[dict[str, Any]] | None = Field(default=None, exclude_if=_unset)
+    tool_call_id: str | None = Field(default=None, exclude_if=_unset)
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            if value is not None or name not in ("tool_calls", "tool_call_id"):
+                yield name, value
+
+    @field_validator("tool_calls", mode="before")
+    @classmethod
+    def _calls_as_data(cls, calls: Any) -> Any:
+        if not calls:
+            return None
+        safe = to_safe_data(list(calls) if isinstance(calls, tuple) else calls)
+        return (
+            [c if isinstance(c, dict) else {"value": c} for c in safe]
+            if isinstance(safe, list)
+            else safe
+        )
 
     @field_validator("content")
     @classmethod
@@ -131,7 +179,19 @@ def to_agent_output(value: Any, *, agent_name: str = "the agent") -> AgentOutput
         calls = [*_calls(message.get("tool_calls")), *_calls(data.get("tool_calls"))]
         return _build(message, _merged(inner_metadata, metadata, calls), agent_name)
     if "content" in data:
-        return _build(data, _merged({}, metadata, _calls(data.get("tool_calls"))), agent_name)
+        calls = _calls(data.get("tool_calls"))
+        if not calls and isinstance(data["content"], list):  # Anthropic blocks: tool_use
+            blocks = split_reply({"content": data["content"]})
+            calls = [] if blocks is None else [_call_data(c) for c in blocks[1]]
+        return _build(data, _merged({}, metadata, calls), agent_name)
+    split = split_reply(data)  # {"text", "tool_calls"}, a chat completion, a Responses output...
+    if split is not None:
+        own = split_reply({k: v for k, v in data.items() if k != "metadata"})
+        calls = [] if own is None else own[1]  # else the metadata's calls: already in it
+        return AgentOutput(
+            response=ChatMessage(role="assistant", content=split[0]),
+            metadata=_merged({}, metadata, [_call_data(c) for c in calls]),
+        )
     keys = ", ".join(map(str, data)) or "(none)"
     raise AgentError(
         f"{agent_name} returned a dict with keys {keys}; expected 'content' (a chat message) or "
@@ -222,6 +282,10 @@ def _calls(value: Any) -> list[dict[str, Any]]:
         d = call if isinstance(call, dict) else _fields(call)
         calls.append(d if d is not None else {"name": str(call)})
     return calls
+
+
+def _call_data(call: Any) -> dict[str, Any]:
+    return call.model_dump(mode="json", exclude_defaults=True)
 
 
 def _snippet(value: Any) -> str:

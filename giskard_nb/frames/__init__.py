@@ -42,8 +42,8 @@ def to_dataframe(obj: Any, *, level: str | None = None) -> pd.DataFrame:
     pydantic models (one row each).
 
     ``level`` picks the unit of a row for results: ``"scenarios"`` (suite default), ``"cases"`` (a
-    scenario over its repeats), ``"steps"``,
-    ``"checks"`` (long format; the default for one scenario) or ``"interactions"``.
+    scenario over its repeats), ``"steps"``, ``"checks"`` (long format; the default for one scenario),
+    ``"interactions"`` or ``"tool_calls"`` (one row per tool call: ``giskard_nb.frames.tool_calls``).
     """
     from giskard_nb.core.scenario_result import ScenarioResult
     from giskard_nb.core.suite_result import SuiteResult

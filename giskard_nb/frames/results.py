@@ -1,4 +1,4 @@
-"""DataFrames of scenario and suite results, at four levels of detail.
+"""DataFrames of scenario and suite results, at six levels of detail.
 
 ``level="scenarios"`` (one row per scenario, the default for a suite)
     ``suite``, ``scenario_index``, ``scenario``, ``status``, ``duration_ms``, ``n_steps``,
@@ -27,8 +27,14 @@
     ``suite``, ``scenario_index``, ``scenario``, ``scenario_status``, ``turn`` (1-based), ``inputs``,
     ``outputs`` (text), ``metadata`` (JSON object), ``latency_s`` (float seconds the target call took;
     NaN when not measured: static outputs, an interaction built by hand).
+``level="tool_calls"`` (one row per tool call of the final trace)
+    ``suite``, ``scenario_index``, ``scenario``, ``scenario_status``, then the call's columns
+    (``giskard_nb.frames.tool_calls``): ``turn``, ``index``, ``name``, ``arguments`` (JSON),
+    ``status`` (ok / error / unknown), ``result``, ``error``, ``duration_s``, ``server`` and
+    ``tool_checks`` (JSON: the case's tool-check outcomes).
 
-Every ``status``/``scenario_status`` column is a Categorical with categories pass, fail, error, skip.
+Every ``status``/``scenario_status`` column is a Categorical with categories pass, fail, error, skip
+(but a tool call's ``status``: ok, error, unknown).
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVELS", "results_frame"]
 
-LEVELS = ("scenarios", "cases", "steps", "checks", "interactions")
+LEVELS = ("scenarios", "cases", "steps", "checks", "interactions", "tool_calls")
 _INT_USAGE = ("prompt_tokens", "completion_tokens", "total_tokens", "llm_calls")
 _RUNNER_DETAILS = frozenset({"check_name", "check_kind", "duration_ms"})
 _USAGE_DTYPES = {**dict.fromkeys(_INT_USAGE, "int64"), "cost_usd": "float64"}
@@ -64,6 +70,7 @@ def results_frame(
         "steps": _steps,
         "checks": _checks,
         "interactions": _interactions,
+        "tool_calls": _tool_calls,
     }
     if level not in builders:
         from giskard_nb.errors import GiskardValidationError
@@ -243,3 +250,9 @@ def _interactions(results: Sequence[ScenarioResult], suite: str | None) -> pd.Da
     dtypes = {"scenario_index": "int64", "turn": "int64", "latency_s": "float64"}
     text = ("suite", "scenario", "inputs", "outputs", "metadata")
     return frame(c, dtypes=dtypes, text=text, order=list(c))
+
+
+def _tool_calls(results: Sequence[ScenarioResult], suite: str | None) -> pd.DataFrame:
+    from giskard_nb.frames.tool_calls import scenario_tool_calls_frame
+
+    return scenario_tool_calls_frame(results, suite)

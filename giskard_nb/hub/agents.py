@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict
 
 from giskard_nb.core.agent_call import call_with_messages
 from giskard_nb.core.agent_convention import agent_input
-from giskard_nb.core.reply import AgentOutput, ChatMessage, to_agent_output
+from giskard_nb.core.reply import AgentOutput, ChatMessage, to_agent_output, with_content
 from giskard_nb.core.sanitize import valid_unicode
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
 from giskard_nb.hub.http_reply import exchange
@@ -59,18 +59,31 @@ _RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 _SNIPPET = 300
 
 
-def _messages(messages: Sequence[Any]) -> list[dict[str, str]]:
+def _messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
+    """The conversation an agent receives: ``{role, content}`` dicts, with an assistant message's
+    ``tool_calls`` and a tool message's ``tool_call_id`` (OpenAI format) when they have some."""
     out = []
     for m in messages:
         if isinstance(m, ChatMessage):
-            out.append({"role": m.role, "content": m.content})
+            out.append(m.model_dump())  # role, content, and the tool fields that are set
         elif isinstance(m, dict) and "role" in m and "content" in m:
-            out.append({"role": str(m["role"]), "content": valid_unicode(str(m["content"]))})
+            m = with_content(m)
+            message = {"role": str(m["role"]), "content": valid_unicode(str(m["content"]))}
+            if m.get("tool_calls") or m.get("tool_call_id") is not None:
+                message = ChatMessage.model_validate({**message, **_tool_fields(m)}).model_dump()
+            out.append(message)
         else:
             raise GiskardValidationError(
                 f"a message is a {{'role', 'content'}} dict or a ChatMessage, got {m!r:.100}"
             )
     return out
+
+
+def _tool_fields(message: dict[str, Any]) -> dict[str, Any]:
+    keep = {k: message[k] for k in ("tool_calls", "tool_call_id") if message.get(k) is not None}
+    if "tool_call_id" in keep:
+        keep["tool_call_id"] = str(keep["tool_call_id"])
+    return keep
 
 
 @agent_input("messages")

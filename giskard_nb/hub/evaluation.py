@@ -39,6 +39,7 @@ from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite import run_scenarios
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
+from giskard_nb.core.tool_adapters import tool_calls_from
 from giskard_nb.core.workers import run_in_worker
 from giskard_nb.errors import GiskardNBError, HubStorageError, WorkerPoolExhausted
 from giskard_nb.hub.check_specs import build_check
@@ -88,7 +89,10 @@ def agent_outputs(
         if not output.metadata:
             return output.content
         metadata = json.loads(json.dumps(output.metadata, default=str))
-        return Interaction(inputs=inputs, outputs=output.content, metadata=metadata)
+        calls = tool_calls_from(metadata.get("tool_calls"))  # the trajectory, stored with it
+        return Interaction(
+            inputs=inputs, outputs=output.content, metadata=metadata, tool_calls=calls
+        )
 
     return call_agent
 

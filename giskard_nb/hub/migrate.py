@@ -34,8 +34,9 @@ __all__ = [
 #: 3: the index columns of evaluation results and their listing index; 4: the evidence tier of scan
 #: attempts, ``hub_scan_attempts.evidence``, NULL in older rows: their tier is read from their data;
 #: 5: ``hub_evaluation_results.reason``, filled for older rows when the file is opened:
-#: ``fill_result_reasons``).
-TABLE_LAYOUT = 5
+#: ``fill_result_reasons``; 6: ``hub_evaluation_results.tool_calls``, the trajectory, NULL in older
+#: rows: they were written before tool calls were recorded, read as none).
+TABLE_LAYOUT = 6
 
 _BATCH = 1000
 logger = logging.getLogger(__name__)

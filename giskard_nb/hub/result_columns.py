@@ -54,5 +54,6 @@ RESULT_COLUMNS: tuple[ResultColumn, ...] = (
     ResultColumn("cost_usd", "float"),
     ResultColumn("tags", "text"),  # JSON
     ResultColumn("messages", "text"),  # JSON: [{"role", "content"}, ...]
+    ResultColumn("tool_calls", "text"),  # JSON: the trajectory, [{"name", "arguments", "turn"...}]
     ResultColumn("created_at", "datetime", index=False),
 )

@@ -34,6 +34,8 @@ __all__ = [
     "raw_view",
     "read_model",
     "result_row",
+    "stored_calls",
+    "trajectory_json",
 ]
 
 #: The stored columns of one row of the results DataFrame, in the frame's order, as the Hub declares
@@ -87,7 +89,25 @@ def index_values(result: EvaluationResult) -> dict[str, Any]:
         **usage,
         "tags": encode_json(scenario.tags),
         "messages": encode_json(result.messages),  # [{"role", "content"}, ...]
+        "tool_calls": trajectory_json(scenario.final_trace),
     }
+
+
+def trajectory_json(trace: Any) -> str:
+    """The tool calls of a trace (``Trace.tool_calls``: ``turn`` set) as compact JSON, without the
+    fields left unset (``[]`` when the agent called no tool)."""
+    if not any(i.tool_calls for i in trace.interactions):
+        return "[]"
+    return encode_json([c.model_dump(mode="json", exclude_defaults=True) for c in trace.tool_calls])
+
+
+def stored_calls(value: str | None) -> list[dict[str, Any]]:
+    """The stored trajectory of a result as a list of call dicts (``[]`` for a row written before
+    the column existed: NULL)."""
+    if not value:
+        return []
+    calls = from_json(value)
+    return calls if isinstance(calls, list) else []
 
 
 def _usage(checks: list[Any], classifier: Any) -> dict[str, Any]:
@@ -215,13 +235,15 @@ def raw_view(row: Mapping[str, Any]) -> dict[str, Any]:
         "failure_category_reason": data.get("failure_category_reason"),
         "duration_ms": row["duration_ms"],
         "usage": {**spent, "cost_usd": row["cost_usd"], "llm_calls": row["llm_calls"]},
+        "tool_calls": stored_calls(row.get("tool_calls")),
     }
 
 
 def _raw_from_model(row: Mapping[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     result = read_model(row, data)
     dump = result.model_dump(mode="json", exclude={"scenario_result", "updated_at"})
-    return {**dump, "created_at": row["created_at"]}
+    calls = from_json(trajectory_json(result.scenario_result.final_trace))
+    return {**dump, "created_at": row["created_at"], "tool_calls": calls}
 
 
 def read_model(row: Mapping[str, Any], data: dict[str, Any] | None = None) -> EvaluationResult:

@@ -4,8 +4,9 @@
   ``Scenario(name).interact(inputs=<the conversation>, outputs=<call the agent>)`` followed by its
   enabled checks (``check_specs.build_check``). The agent is called with the whole conversation; the
   interaction's ``outputs`` is the reply's text (checks read it at ``trace.last.outputs``) and its
-  ``metadata`` the reply's metadata (``trace.last.metadata``). The scenario carries the test case's
-  name, tags and ids (``annotations``).
+  ``metadata`` the reply's metadata (``trace.last.metadata``), its ``tool_calls`` the calls the reply
+  reports (``metadata["tool_calls"]``, read by ``core.tool_adapters.tool_calls_from``). The scenario
+  carries the test case's name, tags, ids and ``expected_tool_calls`` (``annotations``).
 - ``scenario_to_test_case(scenario)``: the ``hub.test_cases.create`` arguments of a scenario made of
   text turns — its inputs become user messages, fixed or recorded outputs assistant messages (JSON data
   written as JSON), its checks check specs (``check_specs.check_to_spec``), its name and tags kept.
@@ -25,6 +26,7 @@ from giskard_nb.core.interaction import Interaction
 from giskard_nb.core.missing import MISSING
 from giskard_nb.core.reply import AgentOutput
 from giskard_nb.core.scenario import Scenario
+from giskard_nb.core.tool_adapters import tool_calls_from
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub.check_specs import build_check, check_to_spec
 from giskard_nb.hub.models.check import HubCheck
@@ -58,9 +60,14 @@ def test_case_to_scenario(
         outputs = _AgentTarget(agent)
     if checks is None:
         checks = [build_check(s, custom_checks) for s in test_case.checks if s.enabled]
+    annotations: dict[str, Any] = {"test_case_id": test_case.id, "dataset_id": test_case.dataset_id}
+    if test_case.expected_tool_calls:  # what tool checks compare the trajectory with
+        annotations["expected_tool_calls"] = [
+            c.model_dump(mode="json", exclude_defaults=True) for c in test_case.expected_tool_calls
+        ]
     scenario = Scenario(
         test_case.name or f"test case {test_case.position + 1}",
-        annotations={"test_case_id": test_case.id, "dataset_id": test_case.dataset_id},
+        annotations=annotations,
         tags=list(test_case.tags),
     )
     scenario.interact(inputs=test_case.conversation, outputs=outputs)
@@ -83,7 +90,10 @@ class _AgentTarget:
     async def __call__(self, inputs: list[dict[str, str]]) -> Interaction:
         output = await self.agent(inputs)
         metadata = json.loads(json.dumps(output.metadata, default=str))  # the checks' own copy
-        return Interaction(inputs=inputs, outputs=output.content, metadata=metadata)
+        calls = tool_calls_from(metadata.get("tool_calls"))
+        return Interaction(
+            inputs=inputs, outputs=output.content, metadata=metadata, tool_calls=calls
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _AgentTarget) and other.agent is self.agent

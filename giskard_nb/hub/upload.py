@@ -4,8 +4,11 @@
 Accepted item shapes (one JSON object per item or line):
 
 - the Hub's item: ``{"messages": [{"role", "content"}, ...], "demo_output": ..., "checks": [{"identifier",
-  "params"}], "tags": [...], "metadata": {...}, "status": "active"|"draft", "name": ...}``; the legacy keys
-  ``rules`` (→ conformity) and ``reference_context`` (→ groundedness) are translated;
+  "params"}], "tags": [...], "metadata": {...}, "status": "active"|"draft", "name": ...,
+  "expected_tool_calls": [{"name", "arguments"}, ...]}``; the legacy keys ``rules`` (→ conformity) and
+  ``reference_context`` (→ groundedness) are translated;
+- messages with tool use in the OpenAI format are kept as given: an assistant message's ``tool_calls``
+  (its ``content`` may be ``null``) and the ``tool`` messages answering them (``tool_call_id``);
 - a plain chat log: ``{"messages": [...]}`` (a final assistant message becomes the ``demo_output``);
 - a prompt-flow style chat: ``{"chat_history": [{"inputs": {"question": ...}, "outputs": {"answer": ...}}]}``;
 - a QA row: the input under ``question``/``query``/``input``/``prompt``; a CSV file with these columns
@@ -33,7 +36,16 @@ from giskard_nb.hub.upload_columns import ColumnError, column_checks
 __all__ = ["MAX_REPORTED_ERRORS", "ItemError", "raise_item_errors", "to_hub_item"]
 
 MAX_REPORTED_ERRORS = 20
-_HUB_KEYS = ("messages", "demo_output", "checks", "tags", "metadata", "status", "name")
+_HUB_KEYS = (
+    "messages",
+    "demo_output",
+    "checks",
+    "tags",
+    "metadata",
+    "status",
+    "name",
+    "expected_tool_calls",
+)
 _QUESTION_KEYS = ("question", "query", "input", "prompt")
 _USER_KEYS = ("question", "query", "input", "chat_input", "user", "text", "message")
 _ASSISTANT_KEYS = ("answer", "response", "output", "chat_output", "assistant", "text")

@@ -36,7 +36,14 @@ LINE_SEPARATORS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u
 _ESCAPES = str.maketrans({c: f"\\u{ord(c):04x}" for c in LINE_SEPARATORS})
 _SUFFIXES = (".jsonl", ".json", ".csv")
 #: CSV columns whose cells may hold JSON (a list of messages, checks, an object...).
-_JSON_CELLS = ("messages", "checks", "metadata", "demo_output", "chat_history")
+_JSON_CELLS = (
+    "messages",
+    "checks",
+    "metadata",
+    "demo_output",
+    "chat_history",
+    "expected_tool_calls",
+)
 
 
 _MB = 1024 * 1024

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from giskard_nb.core.pass_rate import PassRate
+from giskard_nb.core.trajectory import CallView, DiffView, trajectory_diffs, trajectory_turns
 from giskard_nb.palette import STATUSES
 
 __all__ = [
@@ -50,12 +51,16 @@ class CaseView:
     tags: list[str] = field(default_factory=list)
     duration_ms: float = 0.0
     test_case_id: str = ""
+    #: the tool calls turn by turn, and the trajectory checks' diffs (``core.trajectory``)
+    trajectory: list[tuple[int, list[CallView]]] = field(default_factory=list)
+    diffs: list[DiffView] = field(default_factory=list)
 
     def text(self) -> str:
         """Everything a search looks through, lower-cased."""
         parts = [self.label, self.reply or "", self.error or "", self.category_title]
         parts += [content for _, content in self.messages]
         parts += [f"{c.name} {c.message}" for c in self.checks]
+        parts += [call.name for _, calls in self.trajectory for call in calls]
         return "\n".join(parts).lower()
 
 
@@ -131,6 +136,8 @@ def result_case(result: Any) -> CaseView:
         ],
         tags=list(result.tags),
         duration_ms=result.duration_ms,
+        trajectory=trajectory_turns(result.tool_calls),
+        diffs=trajectory_diffs(result.checks),
     )
 
 
@@ -205,6 +212,8 @@ def scenario_case(number: int, result: Any) -> CaseView:
         checks=checks,
         tags=list(result.tags),
         duration_ms=result.duration_ms,
+        trajectory=trajectory_turns(result.final_trace.tool_calls),
+        diffs=trajectory_diffs(result.check_results),
     )
 
 

@@ -73,9 +73,10 @@ class RecordingTools(MockTools):
     def _settle(self, name: str, awaitable: Any) -> tuple[Any, str | None]:
         """A sync call of an async provider: run it to completion."""
         try:
-            return run_sync(_awaited(awaitable)), None
+            result = run_sync(_awaited(awaitable))  # an awaitable the provider returned, not a twin
         except Exception as exc:
             return None, self._error(name, exc)
+        return result, None
 
 
 async def _awaited(value: Any) -> Any:

@@ -90,14 +90,19 @@ def record_rows(
 
 
 def _checks(case: Any) -> str:
-    return ", ".join(
+    names = ", ".join(
         getattr(c, "identifier", None) or getattr(c, "kind", None) or "check" for c in case.checks
     )
+    expected = getattr(case, "expected_tool_calls", None) or []
+    if not expected:
+        return names
+    calls = " → ".join(c.name for c in expected)
+    return f"{names}; expects the calls {calls}" if names else f"expects the calls {calls}"
 
 
 def dataset_html(dataset: Any, cases: list[Any], evaluations: list[Any]) -> str:
-    """A dataset's page: its test cases (name, last user message, checks, tags, status) and the
-    evaluations that ran on it, oldest first."""
+    """A dataset's page: its test cases (name, last user message, checks and expected tool calls,
+    tags, status) and the evaluations that ran on it, oldest first."""
     from giskard_nb.widgets.viewer_items import first_words
 
     case_rows = []

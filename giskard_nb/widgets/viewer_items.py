@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.core.trajectory import trajectory_html
 from giskard_nb.widgets._common import badge, esc
 from giskard_nb.widgets._render import conversation_html, trace_messages
 
@@ -72,8 +73,9 @@ def item_from_result(result: ScenarioResult, failure_category: str | None = None
 
 
 def detail_html(index: int, item: ViewerItem) -> str:
-    """One result in full, as escaped HTML: the conversation as chat turns, the failure category,
-    every check's status and reason."""
+    """One result in full, as escaped HTML: the conversation as chat turns, the trajectory (tool
+    calls turn by turn, and the trajectory checks' diffs against the expected calls), the failure
+    category, every check's status and reason."""
     r = item.result
     parts = [
         f"<div><h4 style='margin:4px 0'>#{index} {badge(item.status)} {esc(item.name)}</h4>",
@@ -82,6 +84,7 @@ def detail_html(index: int, item: ViewerItem) -> str:
         parts.append(f"<p>failure category: <b>{esc(item.failure_category)}</b></p>")
     parts.append("<b>Conversation</b>")
     parts.append(conversation_html(trace_messages(r.final_trace.interactions)))
+    parts.append(trajectory_html(r.final_trace.tool_calls, r.check_results))  # escaped
     parts.append("<b>Checks</b><ul>")
     for s, step in enumerate(r.steps, 1):
         if step.error:

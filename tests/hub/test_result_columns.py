@@ -38,6 +38,7 @@ PINNED = [
     "cost_usd",
     "tags",
     "messages",
+    "tool_calls",  # the trajectory (JSON), table layout 6
     "created_at",
 ]
 

@@ -14,8 +14,10 @@ from pydantic import (
     model_validator,
 )
 
-from giskard_nb.core.reply import to_agent_output
+from giskard_nb.core.reply import to_agent_output, with_content
 from giskard_nb.core.sanitize import valid_unicode_data
+from giskard_nb.core.tool_adapters import tool_calls_from
+from giskard_nb.core.tools import ToolCall
 from giskard_nb.errors import AgentError, GiskardValidationError
 from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
 from giskard_nb.hub.models.base import VALID_UNICODE, HubModel, HubRecord, reveal_or_mask
@@ -83,11 +85,18 @@ class CheckSpec(HubModel):
 _TEXT_FIELDS = frozenset({"name", "messages", "demo_output", "checks", "tags", "metadata"})
 
 
+def _empty(value: Any) -> bool:
+    return not value
+
+
 class HubTestCase(HubRecord):
     """A conversation (``messages``, ending with the user's turn) and the checks applied to the agent's
     reply. ``demo_output`` is an example (or recorded) reply; ``status="draft"`` keeps it out of
     evaluations. A conversation given ending with an assistant message keeps that message as
-    ``demo_output``."""
+    ``demo_output``. The messages may carry tool use in the OpenAI format (an assistant message's
+    ``tool_calls``, a ``tool`` message's ``tool_call_id``): the agent receives them as given.
+    ``expected_tool_calls`` are the calls the agent should make (``ToolCall``s or their dicts, or
+    OpenAI tool calls); a run gives them to the checks as ``trace.annotations["expected_tool_calls"]``."""
 
     __test__ = False
 
@@ -101,6 +110,25 @@ class HubTestCase(HubRecord):
     metadata: dict[str, Any] = Field(default_factory=dict)
     status: Literal["active", "draft"] = "active"
     position: int = 0
+    expected_tool_calls: list[ToolCall] = Field(default_factory=list, exclude_if=_empty)
+
+    @field_validator("expected_tool_calls", mode="before")
+    @classmethod
+    def _expected_calls(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if not isinstance(value, list | tuple):
+            raise GiskardValidationError(
+                "expected_tool_calls is a list of calls such as {'name': 'get_weather', "
+                f"'arguments': {{'city': 'Paris'}}}}, got {type(value).__name__}"
+            )
+        calls = tool_calls_from(list(value))
+        if len(calls) != len(value):
+            raise GiskardValidationError(
+                f"expected_tool_calls: {len(value) - len(calls)} of {len(value)} items are not tool "
+                "calls: give each as {'name': ..., 'arguments': {...}} (or an OpenAI tool call)"
+            )
+        return calls
 
     @field_validator("demo_output", mode="before")
     @classmethod
@@ -131,7 +159,8 @@ class HubTestCase(HubRecord):
             data = {**data, **valid_unicode_data({k: data[k] for k in _TEXT_FIELDS if k in data})}
         if not isinstance(data.get("messages"), list):
             return data
-        messages = list(data["messages"])
+        messages = [with_content(m) for m in data["messages"]]  # a turn that only calls tools
+        data = {**data, "messages": messages}
         roles = [_role(m) for m in messages]
         if roles and roles[-1] == "assistant":
             if data.get("demo_output") is not None:
@@ -165,9 +194,15 @@ class HubTestCase(HubRecord):
         return messages
 
     @property
-    def conversation(self) -> list[dict[str, str]]:
-        """The messages as plain ``{role, content}`` dicts (what an agent receives)."""
-        return [{"role": m.role, "content": m.content} for m in self.messages]
+    def conversation(self) -> list[dict[str, Any]]:
+        """The messages as plain ``{role, content}`` dicts (what an agent receives), with their
+        ``tool_calls`` / ``tool_call_id`` when they have some."""
+        return [
+            {"role": m.role, "content": m.content}
+            if m.tool_calls is None and m.tool_call_id is None
+            else m.model_dump()
+            for m in self.messages
+        ]
 
     def __repr__(self) -> str:
         first = next((m.content for m in self.messages if m.role == "user"), "")

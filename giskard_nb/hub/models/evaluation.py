@@ -65,9 +65,18 @@ class Evaluation(HubRecord):
         """Pass rates overall, per check and per failure category, from the stored results."""
         return self._require_hub().evaluations.summary(self.id)
 
-    def to_dataframe(self, level: Literal["results", "checks"] = "results") -> pd.DataFrame:
-        """One row per result (``level="results"``) or per check result (``"checks"``)."""
+    def to_dataframe(
+        self, level: Literal["results", "checks", "tool_calls"] = "results"
+    ) -> pd.DataFrame:
+        """One row per result (``level="results"``), per check result (``"checks"``) or per tool
+        call (``"tool_calls"``)."""
         return self._require_hub().evaluations.results.to_dataframe(self.id, level=level)
+
+    def plot_tool_timeline(self, *, case: str | None = None) -> Any:
+        """A Plotly timeline of the agent's tool calls per turn (``giskard_nb.charts.tools``)."""
+        from giskard_nb.charts import plot_tool_timeline
+
+        return plot_tool_timeline(self, case=case)
 
     def plot_failure_categories(self, *, kind: str = "treemap") -> Any:
         """A Plotly figure of the failure categories, drilling down to the failing checks

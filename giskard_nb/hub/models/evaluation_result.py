@@ -22,6 +22,7 @@ from giskard_nb.core.check import HINT_KEY, valid_hint
 from giskard_nb.core.result import CheckResult
 from giskard_nb.core.sanitize import to_safe_data
 from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.core.tools import ToolCall
 from giskard_nb.core.usage import USAGE_METRICS, Usage
 from giskard_nb.hub.models.agent import AgentOutput, ChatMessage
 from giskard_nb.hub.models.base import HubModel, HubRecord
@@ -228,6 +229,12 @@ class EvaluationResult(HubRecord):
     def usage(self) -> Usage:
         """Tokens and cost of the checks' LLM calls plus the failure classifier's."""
         return self.scenario_result.usage + self.failure_category_usage
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The trajectory: every tool call the agent made, in order (``turn`` set); empty for a
+        result stored before tool calls were recorded."""
+        return self.scenario_result.final_trace.tool_calls
 
     @property
     def passed(self) -> bool:

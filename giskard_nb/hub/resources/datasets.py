@@ -277,4 +277,8 @@ def _item(case: HubTestCase) -> dict[str, Any]:
         item["status"] = case.status
     if case.name:
         item["name"] = case.name
+    if case.expected_tool_calls:
+        item["expected_tool_calls"] = [
+            c.model_dump(mode="json", exclude_defaults=True) for c in case.expected_tool_calls
+        ]
     return item

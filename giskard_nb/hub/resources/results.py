@@ -29,6 +29,7 @@ from giskard_nb.hub.result_rows import (
     raw_view,
     read_model,
     result_row,
+    stored_calls,
 )
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ResultList", "ResultsResource"]
 
-Level = Literal["results", "checks"]
+Level = Literal["results", "checks", "tool_calls"]
 
 _T = schema.results
 # without the evaluation id (the same in every row); created_at as the driver gives it (text on
@@ -61,6 +62,16 @@ class ResultList(list):
         """The same frame as ``hub.evaluations.results.to_dataframe`` for these results."""
         from giskard_nb.frames.hub_results import checks_frame, results_frame
 
+        if _level(level) == "tool_calls":
+            from giskard_nb.frames.tool_calls import call_rows, hub_tool_calls_frame
+
+            return hub_tool_calls_frame(
+                row
+                for r in self
+                for row in call_rows(
+                    (r.evaluation_id, r.id, r.test_case_id, r.status), r.tool_calls, r.checks
+                )
+            )
         if _level(level) == "checks":
             return checks_frame(
                 row
@@ -154,11 +165,14 @@ class ResultsResource(Resource[EvaluationResult]):
         return self.update(result_id, failure_category=failure_category)
 
     def to_dataframe(self, evaluation_id: str, level: Level = "results") -> pd.DataFrame:
-        """One row per result (``"results"``) or per check result (``"checks"``); see
-        ``giskard_nb.frames.hub_results`` for the columns. The results' frame is read from the index
-        columns (no model is built, the ScenarioResults are not read)."""
+        """One row per result (``"results"``), per check result (``"checks"``) or per tool call
+        (``"tool_calls"``); see ``giskard_nb.frames.hub_results`` and ``giskard_nb.frames.tool_calls``
+        for the columns. The results' frame is read from the index columns (no model is built, the
+        ScenarioResults are not read); the tool calls' from the stored trajectories."""
         from giskard_nb.frames.hub_results import checks_frame, results_frame
 
+        if _level(level) == "tool_calls":
+            return self._tool_calls_frame(evaluation_id)
         if _level(level) == "checks":
             columns = [*_CHECKS_SELECT, _T.c.created_at, _T.c.scenario_result]
             return checks_frame(
@@ -167,6 +181,19 @@ class ResultsResource(Resource[EvaluationResult]):
                 for check_row in check_rows(tuple(ids), _checks(scenario), created)
             )
         return results_frame(self._frame_rows(evaluation_id), same={"evaluation_id": evaluation_id})
+
+    def _tool_calls_frame(self, evaluation_id: str) -> pd.DataFrame:
+        from giskard_nb.frames.tool_calls import call_rows, hub_tool_calls_frame
+
+        columns = [*_CHECKS_SELECT, _T.c.tool_calls, _T.c.scenario_result]
+
+        def rows() -> Iterator[tuple[Any, ...]]:
+            for *ids, trajectory, scenario in self._rows(evaluation_id, columns, mappings=False):
+                calls = stored_calls(trajectory)
+                if calls:  # the checks are read only for a case that called tools
+                    yield from call_rows(tuple(ids), calls, _checks(scenario))
+
+        return hub_tool_calls_frame(rows())
 
     def iter_raw(self, evaluation_id: str) -> Iterator[dict[str, Any]]:
         """Each stored result as plain JSON data, in the shape of ``model_dump(mode="json")`` without
@@ -252,8 +279,10 @@ class ResultsResource(Resource[EvaluationResult]):
 
 
 def _level(level: str) -> str:
-    if level not in ("results", "checks"):
-        raise GiskardValidationError(f"level must be 'results' or 'checks', got {level!r}")
+    if level not in ("results", "checks", "tool_calls"):
+        raise GiskardValidationError(
+            f"level must be 'results', 'checks' or 'tool_calls', got {level!r}"
+        )
     return level
 
 

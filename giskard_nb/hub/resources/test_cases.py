@@ -58,9 +58,11 @@ class TestCasesResource(Resource[HubTestCase]):
         metadata: dict[str, Any] | None = None,
         status: Literal["active", "draft"] = "active",
         name: str | None = None,
+        expected_tool_calls: Sequence[Any] = (),
     ) -> HubTestCase:
         """Add a test case at the end of the dataset (``messages``: a list of ``{role, content}``
-        messages, or one string — the user's message)."""
+        messages, or one string — the user's message; ``expected_tool_calls``: the calls the agent
+        should make, ``{"name", "arguments"}`` dicts)."""
         dataset = self._store.resources.datasets.retrieve(dataset_id)
         data = {
             "dataset_id": dataset.id,
@@ -72,6 +74,7 @@ class TestCasesResource(Resource[HubTestCase]):
             "metadata": dict(metadata or {}),
             "status": status,
             "name": name,
+            "expected_tool_calls": list(expected_tool_calls),
         }
         test_case = build(HubTestCase, data, "test case")
         self.validate_checks(dataset.project_id, test_case.checks)
@@ -90,6 +93,7 @@ class TestCasesResource(Resource[HubTestCase]):
         metadata: dict[str, Any] = MISSING,
         status: Literal["active", "draft"] = MISSING,
         name: str | None = MISSING,
+        expected_tool_calls: Sequence[Any] = MISSING,
     ) -> HubTestCase:
         """Change the given fields (``demo_output=None`` clears it)."""
         given = {
@@ -100,6 +104,7 @@ class TestCasesResource(Resource[HubTestCase]):
             "metadata": metadata,
             "status": status,
             "name": name,
+            "expected_tool_calls": expected_tool_calls,
         }
         changes = {
             k: (list(v) if isinstance(v, tuple) else v)
