@@ -82,8 +82,13 @@ class DatasetsResource(Resource[Dataset]):
         dataset_id: str | None = None,
         name: str | None = None,
         description: str = "",
+        format: str = "items",
     ) -> Dataset:
         """Import test cases from a list of dicts, a ``.jsonl``/``.json``/``.csv`` path or an open file.
+
+        ``format="otlp"`` reads an OpenTelemetry export instead (an OTLP JSON file or its dict: GenAI
+        or OpenInference spans, ``giskard_nb.otel.test_cases_from_otlp``): one test case per
+        conversation, with its tool calls and tool results as OpenAI messages.
 
         Into ``dataset_id`` (appended), or a new dataset ``name`` of ``project_id``. Formats are in
         ``giskard_nb.hub.upload`` (UTF-8, a byte-order mark is fine). The import is one transaction:
@@ -97,6 +102,15 @@ class DatasetsResource(Resource[Dataset]):
         """
         if data is None:
             raise GiskardValidationError("upload() needs data=: a list of dicts or a file path")
+        if format not in ("items", "otlp"):
+            raise GiskardValidationError(
+                f"unknown upload format {format!r}: 'items' (the Hub's items, JSONL/JSON/CSV) or "
+                "'otlp' (an OpenTelemetry JSON export)"
+            )
+        if format == "otlp":
+            from giskard_nb.otel import test_cases_from_otlp
+
+            data = test_cases_from_otlp(data)
         if dataset_id is not None:
             dataset = self.retrieve(dataset_id)
             project_id = dataset.project_id
