@@ -197,3 +197,18 @@ def test_a_streamable_http_server_gets_only_the_headers_given(http_url) -> None:
         assert tools.call("seen_header", {}) == "from-the-caller"
     with McpTools.http(http_url, timeout=60) as bare:
         assert bare.call("seen_header", {}) == "None"
+
+
+def test_mock_tools_record_an_mcp_server_and_replay_it_offline(clean, tmp_path) -> None:
+    """An MCP server as a tool provider: MockTools records its calls, then answers them offline."""
+    from giskard_nb.tools import MockTools
+
+    recorder = MockTools.record(clean)
+    assert recorder.call("add", {"a": 20, "b": 22}) == 42
+    assert recorder.call("get_weather", {"city": "Paris"}) == "sunny, 21 C"
+    recorder.save(tmp_path / "weather.json")
+    replay = MockTools.replay(tmp_path / "weather.json")
+    assert replay.call("add", {"a": 20, "b": 22}) == 42
+    assert replay.call("get_weather", {"city": "Paris"}) == "sunny, 21 C"
+    assert {s.name for s in replay.specs} == {"get_weather", "add"}
+    assert [(c.name, c.status) for c in replay.calls] == [("add", "ok"), ("get_weather", "ok")]
