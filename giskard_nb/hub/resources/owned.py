@@ -1,4 +1,4 @@
-"""Resources whose records are runs (evaluations, scans): heartbeat and dead-owner detection.
+"""Resources whose records are runs (evaluations, scans): dead-owner (stale heartbeat) detection.
 
 A ``running`` record whose owning process died (``hub.ownership``) reads as ``interrupted``: resumable.
 """
@@ -14,14 +14,7 @@ class OwnedRuns:
     """Mixin for a ``Resource`` whose table carries the owner columns of ``hub.ownership``."""
 
     table: Any
-    _db: Any
     _store: Any
-
-    def _beat(self, record_id: str) -> None:
-        from giskard_nb.hub.ownership import heartbeat
-
-        with self._db.write() as conn:
-            heartbeat(conn, self.table, record_id)
 
     def _from_row(self, row: Any) -> Any:
         from giskard_nb.hub.ownership import alive
