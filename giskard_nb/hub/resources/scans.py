@@ -16,7 +16,7 @@ finishes an interrupted scan. The engine lives in ``giskard_nb.scan``; a run wri
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -31,9 +31,11 @@ from giskard_nb.hub.resources.rows import TableRows
 from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource
 from giskard_nb.hub.scan_store import ScanStore
 from giskard_nb.hub.scan_tallies import scan_categories
-from giskard_nb.hub.scan_writer import OnAttempt
 from giskard_nb.hub.store import Store
 from giskard_nb.scan.catalogue import Category, default_catalogue
+
+if TYPE_CHECKING:
+    from giskard_nb.hub.scan_run import OnAttempt
 
 __all__ = ["ScansResource"]
 
