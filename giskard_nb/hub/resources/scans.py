@@ -185,9 +185,12 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
         scan = self.retrieve(scan_id)
         probes = self._runs.probes(scan_id)
         recorded = all(p.unjudged is not None for p in probes)  # else: inferred (older scans)
+        run = scan.run_fields()  # the Hub's scan derives them from the engine's report
+        run["stop_reason"] = scan.stop_reason or scan.error
+        run["skipped_probes"] = {p.probe_id: p.skipped for p in probes if p.skipped}
         return ScanReport(
+            **run,
             id=scan.id,
-            name=scan.name,
             status={
                 "finished": "completed",
                 "running": "running",
@@ -195,9 +198,6 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
                 "interrupted": "cancelled",
                 "error": "error",
             }[scan.status],
-            stop_reason=scan.stop_reason or scan.error,
-            started_at=scan.started_at,
-            finished_at=scan.finished_at,
             attempts=[a.attempt for a in self.attempts.list(scan_id=scan_id)],
             probes=[
                 {
@@ -209,10 +209,6 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
                 for p in probes
                 if not p.skipped
             ],
-            skipped_probes={p.probe_id: p.skipped for p in probes if p.skipped},
-            planned_attacks=scan.planned_attacks,
-            options=scan.options,
-            warnings=list(scan.warnings),
             categories=scan_categories(p.category for p in probes) if recorded else [],
             unjudged={p.probe_id: p.category for p in probes if p.unjudged} if recorded else {},
         )
