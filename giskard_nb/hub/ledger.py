@@ -2,29 +2,31 @@
 
 A ``RunLedger`` is one run of one record (an evaluation, a scan). It
 
-- **claims** the record when the run starts (``async with ledger:``): this host and process hold a
-  lease on it (``giskard_nb.hub.ownership``: refused while another live run holds it), and the run
-  type's ``claimed`` step runs in the same transaction (an evaluation is marked ``running``);
-- beats the record's **heartbeat** every ``HEARTBEAT_INTERVAL`` seconds while it runs, so a run whose
-  process died reads as ``interrupted`` (stale) once the heartbeat is ``STALE_AFTER`` seconds old, and
-  can be resumed; it **releases** the lease when the run ends, so this process may resume it at once;
+- **claims** the record when the run starts (``async with ledger:``): it stores this host's name, this
+  process's id and the time (refused, a ``HubError``, while another live run holds it: two runs of one
+  record never run at once), and the run type's ``claimed`` step runs in the same transaction;
+- beats the record's **heartbeat** every ``HEARTBEAT_INTERVAL`` seconds while it runs. A record still
+  ``running`` is *alive* (``alive``) while its heartbeat is younger than ``STALE_AFTER`` seconds and,
+  on this host, its process exists; otherwise its process died (``kill -9``, a crashed kernel, a lost
+  machine) and it reads as ``interrupted`` (stale): resumable. Records written before these columns
+  existed are judged by their last update. The run **releases** the record when it ends, so this
+  process may resume it at once, even if the run could not mark it stopped (a full disk);
 - **appends** the run's rows (results, attempts) in batches: ``await ledger.add(row)`` queues one; a
   batch is written as soon as ``BATCH_ROWS`` wait, else ``BATCH_SECONDS`` after the previous write
-  started (at once when the ledger was idle that long), so the rows finishing meanwhile share one
-  transaction. Rows are encoded on the event loop (``encode``) and written on a worker thread
-  (``write``, where the database works without the GIL), one write at a time;
-- **reports** each stored row to ``on_row`` (a function or a coroutine function), in the order they
-  were stored: a callback that raises never loses a row (it is stored first) nor stops the run (the
-  first failure is a ``RuntimeWarning``, later ones are logged and counted at the end);
-- **stops** cleanly: ``close()`` (the run finished) waits until every queued row is stored and
-  reported; ``stop()`` (the run failed or was interrupted) lets the write under way finish, then
-  stores what is queued and reports it. A crash thus loses only the rows queued for less than
-  ``BATCH_SECONDS``; every row reported stored is in the database, and a resume runs only the rest.
+  started (at once when idle that long), so the rows finishing meanwhile share one transaction; rows
+  are encoded on the event loop (``encode``) and written on a worker thread (``write``), one write at
+  a time;
+- **reports** each stored row to ``on_row`` (sync or async), in the order stored: a callback that
+  raises never loses a row nor stops the run (the first failure is a ``RuntimeWarning``, later ones
+  are logged and counted at the end);
+- **stops**: ``close()`` (the run finished) waits until every queued row is stored and reported;
+  ``stop()`` (it failed or was interrupted) lets the write under way finish, then stores and reports
+  what is queued. A crash loses only the rows of its last ``BATCH_SECONDS``; a resume runs the rest.
 
-A write that fails (the database refuses) stops the run: ``add`` raises it at the next row, ``close``
-at the end. Each run type subclasses the ledger with its row format: the table of its records, what
-``claimed`` does, and how a batch is encoded and written in one transaction with the run's counters
-(``giskard_nb.hub.evaluation.EvaluationRows``, ``giskard_nb.hub.scan_run.ScanAttemptRows``).
+A write that fails stops the run: ``add`` raises it at the next row, ``close`` at the end. Each run type
+subclasses the ledger with its row format: its records' table, ``claimed``, and how a batch is encoded
+and written with the run's counters (``giskard_nb.hub.evaluation.EvaluationRows``,
+``giskard_nb.hub.scan_run.ScanAttemptRows``).
 """
 
 from __future__ import annotations
@@ -33,22 +35,19 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import os
+import socket
+import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import sqlalchemy as sa
 
 from giskard_nb.core.workers import run_in_worker
-from giskard_nb.errors import WorkerPoolExhausted
-from giskard_nb.hub.ownership import (
-    HEARTBEAT_INTERVAL,
-    STALE_AFTER,
-    beat_forever,
-    claim,
-    heartbeat,
-    release,
-)
+from giskard_nb.errors import HubError, WorkerPoolExhausted
+from giskard_nb.hub.models.base import utcnow
 
 if TYPE_CHECKING:
     from giskard_nb.hub.db import Database
@@ -60,6 +59,7 @@ __all__ = [
     "STALE_AFTER",
     "OnRow",
     "RunLedger",
+    "alive",
 ]
 
 #: Rows that start a write as soon as they wait.
@@ -67,6 +67,49 @@ BATCH_ROWS = 1000
 #: The least time between two writes of a run (seconds): the rows finishing meanwhile share one
 #: transaction; also the longest a finished row waits before its write starts.
 BATCH_SECONDS = 0.1
+#: Seconds between two heartbeats of a running evaluation or scan.
+HEARTBEAT_INTERVAL = 10.0
+#: A run whose heartbeat is older than this (seconds; six intervals) is taken for dead.
+STALE_AFTER = 60.0
+
+
+def alive(row: Mapping[str, Any], *, now: datetime | None = None) -> bool:
+    """Whether the process running this ``running`` record still runs it (see the module docstring)."""
+    now = now or utcnow()
+    beat = row.get("heartbeat_at") or row.get("updated_at")
+    if beat is None or (now - beat).total_seconds() > STALE_AFTER:
+        return False
+    pid = row.get("owner_pid")
+    if pid is not None and row.get("owner_host") == socket.gethostname():
+        return _pid_exists(int(pid))
+    return True
+
+
+_HERE: set[str] = set()  # records a run of this process claimed and still runs
+_HERE_LOCK = threading.Lock()
+
+
+def _refuse(row: Mapping[str, Any], what: str) -> None:
+    ago = (utcnow() - row["heartbeat_at"]).total_seconds()
+    raise HubError(
+        f"{what} is already running (process {row['owner_pid']} on {row['owner_host']}, "
+        f"last heartbeat {ago:.0f} s ago): wait for that run to finish (its results are "
+        "kept), then resume for what is left. If that process is gone, the run shows as "
+        f"'interrupted' within {STALE_AFTER:.0f} s and can be resumed."
+    )
+
+
+def _pid_exists(pid: int) -> bool:
+    if pid == os.getpid() or os.name == "nt":  # no signal 0 on Windows: the heartbeat alone
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, owned by another user
+        return True
+    return True
+
 
 #: Called with each stored row (sync, or async: awaited).
 OnRow = Callable[[Any], Any]
@@ -121,25 +164,47 @@ class RunLedger(Generic[T]):
     # -- the lease -----------------------------------------------------------------------------------
 
     def claim(self) -> None:
-        """Hold the record for this run (a ``HubError`` if another live run holds it)."""
+        """Hold the record for this run (a ``HubError`` if another live run holds it; a record
+        this process owns but no longer runs is not held)."""
+        table, record_id = self.table, self.record_id
         with self.db.write() as conn:
-            claim(conn, self.table, self.record_id, what=self.what, own_stopped=True)
+            query = sa.select(table).where(table.c.id == record_id).with_for_update()
+            row = conn.execute(query).mappings().first() or {}
+            claimed = row.get("status") == "running" and row.get("heartbeat_at") is not None
+            here = socket.gethostname()
+            with _HERE_LOCK:
+                mine = row.get("owner_pid") == os.getpid() and row.get("owner_host") == here
+                if claimed and alive(row) and not (mine and record_id not in _HERE):
+                    _refuse(row, self.what)
+                _HERE.add(record_id)
+            owner = {"owner_host": here, "owner_pid": os.getpid(), "heartbeat_at": utcnow()}
+            conn.execute(sa.update(table).where(table.c.id == record_id).values(**owner))
             self.claimed(conn)
 
     def heartbeat(self) -> None:
         """Refresh the record's heartbeat (the run is alive)."""
+        t = self.table
         with self.db.write() as conn:
-            heartbeat(conn, self.table, self.record_id)
+            conn.execute(sa.update(t).where(t.c.id == self.record_id).values(heartbeat_at=utcnow()))
+
+    async def _beat_forever(self) -> None:
+        """Beat every ``HEARTBEAT_INTERVAL`` seconds until cancelled (a failing beat, such as on a
+        locked database, is skipped: the next one tries again)."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_INTERVAL)
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.heartbeat)
 
     async def __aenter__(self) -> RunLedger[T]:
         self.claim()
-        self._beat = asyncio.get_running_loop().create_task(beat_forever(self.heartbeat))
+        self._beat = asyncio.get_running_loop().create_task(self._beat_forever())
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
         if self._beat is not None:
             self._beat.cancel()
-        release(self.record_id)  # this process may resume it at once, whatever was stored
+        with _HERE_LOCK:  # released: this process may resume it at once, whatever was stored
+            _HERE.discard(self.record_id)
 
     # -- rows ----------------------------------------------------------------------------------------
 

@@ -58,4 +58,4 @@ def test_both_run_types_use_the_one_ledger() -> None:
     assert issubclass(EvaluationRows, RunLedger) and issubclass(ScanAttemptRows, RunLedger)
     for name in RUNS[1:]:  # no second heartbeat or batching loop beside the ledger
         text = (ROOT / name).read_text()
-        assert not re.search(r"beat_forever|ownership import|asyncio\.sleep\(", text), name
+        assert not re.search(r"beat_forever|asyncio\.sleep\(", text), name
