@@ -147,8 +147,6 @@ class EvaluationRun:
         self.classifier = classifier
         self.custom_checks = custom_checks
         self.progress = progress
-        self.replace = replace
-        self.on_result = on_result
         self._checks: dict[tuple[str, str], Check] = {}
         self._cases: list[HubTestCase] = []
         self._unbuilt: list[EvaluationResult] = []  # test cases whose checks cannot be built
