@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from giskard_nb.hub import Hub
-from giskard_nb.hub.evaluation import STORE_BATCH
+from giskard_nb.hub.ledger import BATCH_ROWS
 from giskard_nb.hub.models.base import new_id
 
 N_CASES = 1_000
@@ -206,11 +206,11 @@ def bench_results(hub: Hub, template_id: str) -> None:
     results = [_copy(template, target.id, i) for i in range(N_RESULTS)]
     store = hub.evaluations.store
     t0 = time.perf_counter()
-    for start in range(0, N_RESULTS, STORE_BATCH):
-        store.save_results(results[start : start + STORE_BATCH])
+    for start in range(0, N_RESULTS, BATCH_ROWS):
+        store.append(results[start : start + BATCH_ROWS])
     batched = time.perf_counter() - t0
     print(
-        f"store {N_RESULTS:,} results in transactions of {STORE_BATCH} (as an evaluation run "
+        f"store {N_RESULTS:,} results in transactions of {BATCH_ROWS} (as an evaluation run "
         f"stores them; one audit entry per run): {batched:.2f} s, "
         f"{batched / N_RESULTS * 1e6:.0f} us/result (target <= 5 s)"
     )
@@ -219,7 +219,7 @@ def bench_results(hub: Hub, template_id: str) -> None:
     singles = [_copy(template, one.id, i) for i in range(1000)]
     t0 = time.perf_counter()
     for r in singles:
-        store.save_results([r])
+        store.append([r])
     alone = time.perf_counter() - t0
     print(f"store 1,000 results one transaction each: {alone / 1000 * 1e6:.0f} us/result")
     frame, df = min((_timed_frame(hub, target.id) for _ in range(2)), key=lambda t: t[0])

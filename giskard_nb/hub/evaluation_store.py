@@ -1,10 +1,11 @@
 """The storage seam of evaluation runs: what a run (and the results resource) may do to the database.
 
 An ``EvaluationStore`` holds the database, the actor's name and the audit writer, and names the few
-operations a run needs: claim its evaluation and beat the heartbeat, save a batch of results (one
-transaction, one ``executemany``; each result's JSON encoded once), refresh the evaluation's tallies,
-set its status, and write one audit entry for what the run stored (not one per result). It is handed
-the evaluations resource's own record update, never the ``Hub``.
+operations a run's ledger (``giskard_nb.hub.evaluation.EvaluationRows``: claim, heartbeat and batching
+are ``giskard_nb.hub.ledger``'s) needs: update the evaluation, append a batch of results (one
+transaction, one ``executemany``; each result's JSON encoded once), recount the evaluation's tallies,
+and finish it with one audit entry for what the run stored (not one per result). It is handed the
+evaluations resource's own record update, never the ``Hub``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from giskard_nb.hub import schema
 from giskard_nb.hub.audit import write_entry
 from giskard_nb.hub.models.base import utcnow
 from giskard_nb.hub.models.evaluation import Evaluation, EvaluationResult
-from giskard_nb.hub.ownership import claim, heartbeat
 from giskard_nb.hub.result_rows import result_row
 
 if TYPE_CHECKING:
@@ -121,21 +121,13 @@ class EvaluationStore:
 
     # -- the run's record ----------------------------------------------------------------------------
 
-    def claim(self, evaluation: Evaluation) -> Evaluation:
-        """Mark the evaluation ``running`` by this process (``hub.ownership``): a ``HubError`` if
-        another live run (another process, another Hub on the same file) holds it."""
-        with self.db.write() as conn:
-            what = f"evaluation {evaluation.name!r}"
-            claim(conn, schema.evaluations, evaluation.id, what=what, own_stopped=True)
-            changes = {"status": "running", "error": None, "finished_at": None}
-            return self._update(conn, evaluation.id, changes)
+    def update(
+        self, conn: sa.Connection, evaluation_id: str, changes: dict[str, Any]
+    ) -> Evaluation:
+        """Update the evaluation's record (inside the caller's transaction)."""
+        return self._update(conn, evaluation_id, changes)
 
-    def beat(self, evaluation_id: str) -> None:
-        """Refresh the heartbeat of a running evaluation."""
-        with self.db.write() as conn:
-            heartbeat(conn, schema.evaluations, evaluation_id)
-
-    def set_status(
+    def finish(
         self,
         evaluation_id: str,
         status: str,
@@ -143,15 +135,12 @@ class EvaluationStore:
         error: str | None = None,
         tally: RunTally | None = None,
     ) -> Evaluation:
-        """Store the status and the tallies of the stored results; with ``tally``, also the one audit
-        entry (action ``results``) saying what this run stored."""
+        """The end of a run: its ``status`` (finished, interrupted, error) and the tallies of the
+        stored results; with ``tally``, also the one audit entry (action ``results``) saying what
+        this run stored."""
         with self.db.write() as conn:
-            changes: dict[str, Any] = {"status": status, "error": error}
-            if status == "running":
-                changes["finished_at"] = None
-            else:
-                changes["finished_at"] = utcnow()
-                changes.update(self.tallies(conn, evaluation_id))
+            changes = {"status": status, "error": error, "finished_at": utcnow()}
+            changes.update(self.tallies(conn, evaluation_id))
             evaluation = self._update(conn, evaluation_id, changes)
             if tally is not None and tally.written:
                 write_entry(
@@ -166,7 +155,7 @@ class EvaluationStore:
                 )
             return evaluation
 
-    def refresh_counts(self, conn: sa.Connection, evaluation_id: str) -> Evaluation:
+    def recount(self, conn: sa.Connection, evaluation_id: str) -> Evaluation:
         """Store the evaluation's tallies as they are now (inside the caller's transaction)."""
         return self._update(conn, evaluation_id, self.tallies(conn, evaluation_id))
 
@@ -196,8 +185,8 @@ class EvaluationStore:
     # -- results -------------------------------------------------------------------------------------
 
     def encode(self, results: Sequence[EvaluationResult]) -> list[dict[str, Any]] | None:
-        """The rows of ``results`` (``save_results(results, rows=...)``), or ``None`` if one cannot
-        be encoded (``save_results`` then writes them one by one). A run encodes on its event loop
+        """The rows of ``results`` (``append(results, rows=...)``), or ``None`` if one cannot
+        be encoded (``append`` then writes them one by one). A run encodes on its event loop
         and writes on a worker thread, where the database works without holding the GIL."""
         try:
             with paused():
@@ -205,7 +194,7 @@ class EvaluationStore:
         except Exception:
             return None
 
-    def save_results(
+    def append(
         self,
         results: Sequence[EvaluationResult],
         *,

@@ -2,10 +2,11 @@
 completes, the scan's status and grade kept current, and resumption of an interrupted scan.
 
 The plan is made once (``plan_scan``, which validates the selection before anything is stored); its
-probes are stored, then the engine runs that very plan. Each finished attempt goes to an
-``AttemptWriter``: the attempts finished in one turn of the event loop are stored in one transaction
-with the scan's running tallies (``giskard_nb.hub.scan_tallies``: constant work per attempt), then
-passed to ``on_attempt``. The run writes only through its ``ScanStore`` (``giskard_nb.hub.scan_store``).
+probes are stored, then the engine runs that very plan. The run holds its scan and stores its
+attempts through its ledger (``ScanAttemptRows``, a ``giskard_nb.hub.ledger.RunLedger``: claim,
+heartbeat, batches, ``on_attempt``): each batch in one transaction with the scan's running tallies
+(``giskard_nb.hub.scan_tallies``: constant work per attempt). The run writes only through its
+``ScanStore`` (``giskard_nb.hub.scan_store``).
 
 The stored options never include a system prompt or secrets given in ``profile``: pass the profile
 again to ``resume`` to keep detecting exact leaks of them.
@@ -13,7 +14,6 @@ again to ``resume`` to keep detecting exact leaks of them.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from giskard_nb.errors import GiskardValidationError, HubError
+from giskard_nb.hub import schema_scans
+from giskard_nb.hub.ledger import RunLedger
 from giskard_nb.hub.models.base import utcnow
 from giskard_nb.hub.models.scan import Scan, ScanAttempt, readable_error
-from giskard_nb.hub.ownership import beat_forever
-from giskard_nb.hub.scan_writer import AttemptWriter, OnAttempt
 from giskard_nb.scan.attack import AttackProfile
 from giskard_nb.scan.models import resolve_models
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
@@ -33,10 +33,68 @@ if TYPE_CHECKING:
     from giskard_nb.hub.models.agent import Agent
     from giskard_nb.hub.models.dataset import Dataset
     from giskard_nb.hub.scan_store import ScanStore
+    from giskard_nb.hub.scan_tallies import ScanTallies
+    from giskard_nb.scan.result import Attempt
 
-__all__ = ["ScanStart", "dataset_from_attempts", "describe_failure", "resume_scan", "start_scan"]
+__all__ = [
+    "OnAttempt",
+    "ScanAttemptRows",
+    "ScanStart",
+    "dataset_from_attempts",
+    "describe_failure",
+    "resume_scan",
+    "start_scan",
+]
 
+#: ``on_attempt(stored)``: called with each ``ScanAttempt`` once it is stored (may be async).
+OnAttempt = Callable[[ScanAttempt], Any]
 _MODELS = ("judge", "generator")
+
+
+class ScanAttemptRows(RunLedger[ScanAttempt]):
+    """The ledger of one scan run (``giskard_nb.hub.ledger``): its rows are the engine's attempts,
+    stored as ``ScanAttempt`` with the scan's running tallies (``counters``) through the
+    ``ScanStore``. An attempt of an attack the scan already holds is skipped with a warning."""
+
+    table = schema_scans.scans
+    callback = "on_attempt"
+    noun = "attempt"
+
+    def __init__(self, store: ScanStore, scan: Scan, on_attempt: OnAttempt | None):
+        super().__init__(store.db, scan.id, what=f"scan {scan.name!r}", on_row=on_attempt)
+        self.store, self.scan = store, scan
+        self.probe_ids: dict[str, str] = {}  # probe id -> scan probe record id
+        self.counters: ScanTallies | None = None
+
+    @property
+    def tallies(self) -> ScanTallies | None:
+        """The running tallies, or None when a failed write left them unsure (count the rows)."""
+        counters = self.counters
+        return None if counters is None or counters.stamp is None else counters
+
+    async def attempt(self, attempt: Attempt) -> None:
+        """The engine's ``on_attempt``: queue the finished attempt."""
+        scan = self.scan
+        probe = self.probe_ids[attempt.probe_id]
+        await self.add(
+            ScanAttempt.from_attempt(
+                attempt, scan_id=scan.id, scan_probe_id=probe, project_id=scan.project_id
+            )
+        )
+
+    def write(self, batch: list[ScanAttempt], encoded: Any) -> list[ScanAttempt]:
+        """One transaction; if that fails, each attempt alone (the first failure stops the run)."""
+        assert self.counters is not None, "counters are set before the engine runs"
+        try:
+            return self.store.append(self.record_id, batch, self.counters)
+        except Exception:
+            stored = []
+            for record in batch:
+                try:
+                    stored += self.store.append(self.record_id, [record], self.counters)
+                except Exception as exc:
+                    self.fail(exc)
+            return stored
 
 
 class ScanStart:
@@ -107,7 +165,6 @@ async def start_scan(
             options=_stored_options(resolved),
         )
     )
-    store.claim(scan.id)
     run = _Run(store, scan, resolved, plan, judge, generator)
     return await run.run(start.agent, record, progress=progress, on_attempt=on_attempt)
 
@@ -139,11 +196,7 @@ async def resume_scan(
     options = resolve_options(None, stored)
     judge, generator = resolve_models(options, **models)
     plan = plan_scan(options, judge=judge, generator=generator)
-    store.claim(scan.id)  # refused while another live run holds it
-    scan = store.set_status(
-        scan.id, status="running", finished_at=None, stop_reason=None, error=None
-    )
-    run = _Run(store, scan, options, plan, judge, generator)
+    run = _Run(store, scan, options, plan, judge, generator, resumed=True)
     return await run.run(agent, record, progress=progress, on_attempt=on_attempt)
 
 
@@ -151,10 +204,18 @@ class _Run:
     """One pass of the engine over a stored scan's plan."""
 
     def __init__(
-        self, store: ScanStore, scan: Scan, options: ScanOptions, plan: ScanPlan, judge, generator
+        self,
+        store: ScanStore,
+        scan: Scan,
+        options: ScanOptions,
+        plan: ScanPlan,
+        judge,
+        generator,
+        *,
+        resumed: bool = False,
     ):
         self.store, self.scan, self.options, self.plan = store, scan, options, plan
-        self.judge, self.generator = judge, generator
+        self.judge, self.generator, self.resumed = judge, generator, resumed
 
     async def run(
         self,
@@ -168,11 +229,17 @@ class _Run:
         from giskard_nb.scan.runner import run_scan
 
         store, scan, plan = self.store, self.scan, self.plan
-        probe_ids = store.ensure_probes(scan, plan, default_catalogue().probes())
-        done = store.stored_attack_ids(scan.id)
-        tallies = store.tallies(scan.id)  # what earlier runs stored (nothing for a new scan)
-        writer = AttemptWriter(store, scan, probe_ids, tallies, on_attempt)
+        ledger = ScanAttemptRows(store, scan, on_attempt)
         async with AsyncExitStack() as stack:
+            await stack.enter_async_context(ledger)  # refused while another live run holds it
+            if self.resumed:
+                scan = store.set_status(
+                    scan.id, status="running", finished_at=None, stop_reason=None, error=None
+                )
+            ledger.probe_ids = store.ensure_probes(scan, plan, default_catalogue().probes())
+            done = store.stored_attack_ids(scan.id)
+            # what earlier runs stored (nothing for a new scan)
+            tallies = ledger.counters = store.tallies(scan.id)
             caller = agent
             if caller is None:
                 from giskard_nb.hub.agents import RemoteAgent
@@ -180,28 +247,26 @@ class _Run:
                 if record is None:
                     raise GiskardValidationError(f"scan {scan.name!r} has no agent")
                 caller = await stack.enter_async_context(RemoteAgent(record))
-            beat = asyncio.create_task(beat_forever(lambda: store.heartbeat(scan.id)))
-            stack.callback(beat.cancel)
             try:
                 report = await run_scan(
                     caller, self.options, judge=self.judge, generator=self.generator, plan=plan,
-                    on_attempt=writer.add, progress=progress, completed=done, name=scan.name,
+                    on_attempt=ledger.attempt, progress=progress, completed=done, name=scan.name,
                 )  # fmt: skip
-                await writer.close()
+                await ledger.close()
             except Exception as exc:
-                writer.drain()
+                await ledger.stop()
                 message = describe_failure(exc, scan)
                 store.finish(
-                    scan.id, since=scan, tallies=writer.tallies, status="error",
+                    scan.id, since=scan, tallies=ledger.tallies, status="error",
                     error=message, finished_at=utcnow(),
                 )  # fmt: skip
                 if isinstance(exc, SQLAlchemyError):
                     raise HubError(message) from exc
                 raise
             except BaseException:
-                writer.drain()
+                await ledger.stop()
                 store.finish(
-                    scan.id, since=scan, tallies=writer.tallies, status="interrupted",
+                    scan.id, since=scan, tallies=ledger.tallies, status="interrupted",
                     finished_at=utcnow(), stop_reason="the scan was interrupted",
                 )  # fmt: skip
                 raise

@@ -4,9 +4,10 @@
 It holds the database, the audit writer (which records the Hub's actor) and the three scan
 resources (``hub.scans``, ``hub.scans.probes`` and ``hub.scans.attempts``, which build it), whose row
 formats and audited writes it uses through their package-internal ``TableRows`` methods
-(``giskard_nb.hub.resources.rows``). A run creates its scan, claims it, stores its probes, beats its
-heartbeat, stores its attempts in batches with the scan's running tallies, and finishes it; a review
-of an attempt asks it to count the scan again. Attempts get no audit entry each: the end of a run
+(``giskard_nb.hub.resources.rows``). A run creates its scan, stores its probes, appends its attempts
+in batches with the scan's running tallies (its ledger, ``giskard_nb.hub.scan_run.ScanAttemptRows``,
+holds the scan's lease and heartbeat and makes the batches), and finishes it; a review of an attempt
+asks it to recount the scan. Attempts get no audit entry each: the end of a run
 writes one entry on the scan with what that run changed (status, counts, grade, coverage...).
 """
 
@@ -80,21 +81,6 @@ class ScanStore:
     def create_scan(self, scan: Scan) -> Scan:
         """Store a new scan (audited)."""
         return self._scans.create_record(scan)
-
-    def claim(self, scan_id: str) -> None:
-        """Mark the scan as run by this process (``hub.ownership``): a ``HubError`` if another live
-        run holds it."""
-        from giskard_nb.hub.ownership import claim
-
-        with self.db.write() as conn:
-            claim(conn, self._scans.table, scan_id, what=f"scan {self._scan(conn, scan_id).name!r}")
-
-    def heartbeat(self, scan_id: str) -> None:
-        """Refresh the run's heartbeat (it is alive)."""
-        from giskard_nb.hub.ownership import heartbeat
-
-        with self.db.write() as conn:
-            heartbeat(conn, self._scans.table, scan_id)
 
     def set_status(self, scan_id: str, **changes: Any) -> Scan:
         """Audited update of the scan (status, timing...) with tallies counted from its rows."""
@@ -192,7 +178,7 @@ class ScanStore:
         with self.db.read() as conn:
             return self._tallies(conn, scan_id, usage=usage)
 
-    def store_attempts(
+    def append(
         self, scan_id: str, records: Sequence[ScanAttempt], tallies: ScanTallies
     ) -> list[ScanAttempt]:
         """Store a batch of attempts and the scan's counts, grade and coverage in one transaction
@@ -245,7 +231,7 @@ class ScanStore:
             )
         return fresh
 
-    def refresh_tallies(self, conn: sa.Connection, scan_id: str) -> None:
+    def recount(self, conn: sa.Connection, scan_id: str) -> None:
         """Count the scan again from its rows and store its counts and grade (after a review)."""
         current = self._scan(conn, scan_id)
         fields = self._recount(conn, current, {}, usage=False)

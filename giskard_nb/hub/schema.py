@@ -73,7 +73,7 @@ def record_table(name: str, *columns: sa.schema.SchemaItem) -> sa.Table:
 
 
 def run_owner_columns() -> list[sa.Column]:
-    """Who runs a record (an evaluation, a scan): host, pid and heartbeat (``hub.ownership``).
+    """Who runs a record (an evaluation, a scan): host, pid and heartbeat (``hub.ledger``).
     Nullable, so that older databases gain them empty (``hub.migrate``)."""
     return [
         sa.Column("owner_host", sa.String(255), nullable=True),

@@ -50,6 +50,7 @@ __all__ = [
     "CategorySummary",
     "ProbeSummary",
     "ScanReport",
+    "ScanRunFields",
     "ScanStatus",
 ]
 
@@ -184,27 +185,35 @@ class Attempt(AttemptFields, _Identified):
     __str__ = __repr__
 
 
-class ScanReport(BaseModel):
+class ScanRunFields(BaseModel):
+    """What a scan run is beside its attempts and status (its name, timing, plan and options): the
+    fields shared by the engine's ``ScanReport`` and the Hub's stored ``Scan``, which derive from it."""
+
+    name: str = "scan"
+    stop_reason: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    skipped_probes: dict[str, str] = Field(default_factory=dict)
+    planned_attacks: int = 0
+    options: dict[str, Any] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+
+    def run_fields(self) -> dict[str, Any]:
+        """These fields' values (to build the other kind of scan from this one)."""
+        return {name: getattr(self, name) for name in ScanRunFields.model_fields}
+
+
+class ScanReport(ScanRunFields, _Identified):
     """A scan: status, timing, every attempt, and the probes that were planned or skipped."""
 
     model_config = ConfigDict(defer_build=True)
 
-    schema_version: int = SCHEMA_VERSION
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
-    name: str = "scan"
     status: ScanStatus = "pending"
-    stop_reason: str | None = None
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
     attempts: list[Attempt] = Field(default_factory=list)
     probes: list[dict[str, Any]] = Field(default_factory=list)
-    skipped_probes: dict[str, str] = Field(default_factory=dict)
-    planned_attacks: int = 0
-    options: dict[str, Any] = Field(default_factory=dict)
     estimate: Estimate | None = None
     #: Model usage outside attempts (generated variants).
     extra_usage: Usage = Field(default_factory=Usage)
-    warnings: list[str] = Field(default_factory=list)
     #: The categories the scan was asked to assess (every category of a selected probe).
     categories: list[str] = Field(default_factory=list)
     #: Probes (id -> category) that need a judge model and ran, or were skipped, without one.

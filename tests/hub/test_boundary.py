@@ -220,7 +220,7 @@ def test_a_surrogate_from_anywhere_else_is_still_stored_readable(mem_hub: Hub) -
     odd = result.model_copy(
         update={"scenario_result": scenario, "failure_category_reason": "why \udc00"}
     )
-    stored, replaced = mem_hub.evaluations.store.save_results([odd], replace=True)
+    stored, replaced = mem_hub.evaluations.store.append([odd], replace=True)
     assert replaced == 1 and stored[0].id == result.id
     (row,) = mem_hub.evaluations.results.iter_raw(evaluation.id)
     assert row["checks"][0]["message"] == "a check said \ufffd"

@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from giskard_nb.errors import HubError
-from giskard_nb.hub import Hub, ownership, schema, schema_scans
+from giskard_nb.hub import Hub, ledger, schema, schema_scans
 from giskard_nb.hub.migrate import TABLE_LAYOUT
 from tests.hub.conftest import rule_case
 
@@ -188,15 +188,15 @@ def test_a_killed_process_leaves_an_interrupted_run_that_resumes(tmp_path: Path)
 def test_liveness_by_heartbeat_and_pid() -> None:
     now = datetime.now(UTC)
     here = socket.gethostname()
-    fresh, stale = now - timedelta(seconds=1), now - timedelta(seconds=ownership.STALE_AFTER + 1)
+    fresh, stale = now - timedelta(seconds=1), now - timedelta(seconds=ledger.STALE_AFTER + 1)
     dead_pid = _a_dead_pid()
-    assert ownership.alive({"heartbeat_at": fresh, "owner_host": here, "owner_pid": os.getpid()})
-    assert not ownership.alive({"heartbeat_at": fresh, "owner_host": here, "owner_pid": dead_pid})
-    assert ownership.alive({"heartbeat_at": fresh, "owner_host": "elsewhere", "owner_pid": 1})
-    assert not ownership.alive({"heartbeat_at": stale, "owner_host": "elsewhere", "owner_pid": 1})
+    assert ledger.alive({"heartbeat_at": fresh, "owner_host": here, "owner_pid": os.getpid()})
+    assert not ledger.alive({"heartbeat_at": fresh, "owner_host": here, "owner_pid": dead_pid})
+    assert ledger.alive({"heartbeat_at": fresh, "owner_host": "elsewhere", "owner_pid": 1})
+    assert not ledger.alive({"heartbeat_at": stale, "owner_host": "elsewhere", "owner_pid": 1})
     # rows written before the heartbeat existed: their last update decides
-    assert not ownership.alive({"heartbeat_at": None, "updated_at": stale})
-    assert ownership.alive({"heartbeat_at": None, "updated_at": fresh})
+    assert not ledger.alive({"heartbeat_at": None, "updated_at": stale})
+    assert ledger.alive({"heartbeat_at": None, "updated_at": fresh})
 
 
 def _a_dead_pid() -> int:
@@ -208,7 +208,7 @@ def _a_dead_pid() -> int:
 async def test_the_heartbeat_is_refreshed_while_running(
     mem_hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ownership, "HEARTBEAT_INTERVAL", 0.05)
+    monkeypatch.setattr(ledger, "HEARTBEAT_INTERVAL", 0.05)
     dataset = _dataset(mem_hub, 2)
     beats: list[Any] = []
 

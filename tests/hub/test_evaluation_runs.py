@@ -107,18 +107,18 @@ async def test_an_interrupted_run_stores_and_reports_what_finished(mem_hub: Hub)
 def test_results_are_written_in_batches_with_one_audit_entry(
     mem_hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from giskard_nb.hub import evaluation as run_module
+    from giskard_nb.hub import ledger
 
-    monkeypatch.setattr(run_module, "STORE_BATCH", 5)
+    monkeypatch.setattr(ledger, "BATCH_ROWS", 5)
     dataset = _dataset(mem_hub, 23)
     batches: list[int] = []
-    save = mem_hub.evaluations.store.save_results
+    save = mem_hub.evaluations.store.append
 
     def counted(results: Any, **kwargs: Any) -> Any:
         batches.append(len(results))
         return save(results, **kwargs)
 
-    monkeypatch.setattr(mem_hub.evaluations.store, "save_results", counted)
+    monkeypatch.setattr(mem_hub.evaluations.store, "append", counted)
     evaluation = mem_hub.evaluations.create_local(lambda m: "answer", dataset.id, progress=False)
     assert sum(batches) == 23 and len(batches) < 23  # transactions of many results
     entries = mem_hub.audit.search(project_id=evaluation.project_id)

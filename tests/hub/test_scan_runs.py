@@ -170,7 +170,7 @@ def test_secret_named_fields_of_an_attempt_stay_out_of_the_database(hub, project
 
 def test_a_failing_write_stops_the_scan_and_keeps_what_was_stored(hub, project, monkeypatch):
     store = hub.scans._runs
-    real = store.store_attempts
+    real = store.append
     writes = itertools.count()
 
     def failing(scan_id, records, tallies):
@@ -178,7 +178,7 @@ def test_a_failing_write_stops_the_scan_and_keeps_what_was_stored(hub, project, 
             raise OSError("disk full")
         return real(scan_id, records, tallies)
 
-    monkeypatch.setattr(store, "store_attempts", failing)
+    monkeypatch.setattr(store, "append", failing)
     with pytest.raises(OSError, match="disk full"):
         hub.scans.create(
             project.id, agent=lambda m: "no", categories=["prompt_injection"], max_concurrency=1,
@@ -203,7 +203,7 @@ def test_a_review_during_a_run_is_counted(hub, project):
         finding.attempt.model_copy(update={"id": "late", "attack": finding.attack.model_copy(update={"id": "late"})}),
         scan_id=first.id, scan_probe_id=finding.scan_probe_id, project_id=project.id,
     )  # fmt: skip
-    store.store_attempts(first.id, [extra], tallies)
+    store.append(first.id, [extra], tallies)
     now = hub.scans.retrieve(first.id)
     assert now.counts["attempts"] == first.counts["attempts"] + 1
     assert now.counts["ignored"] == 1  # the review is kept
@@ -252,7 +252,7 @@ def test_a_duplicate_attempt_is_skipped_with_a_warning(hub, project):
         scan_id=scan.id, scan_probe_id=first.scan_probe_id, project_id=project.id,
     )  # fmt: skip
     with pytest.warns(RuntimeWarning, match=re.escape(first.attack_id)):
-        stored = store.store_attempts(scan.id, [again, other, other], store.tallies(scan.id))
+        stored = store.append(scan.id, [again, other, other], store.tallies(scan.id))
     assert stored == [other]  # the known attack and the batch's second copy are left out
     now = hub.scans.retrieve(scan.id)
     assert now.counts["attempts"] == scan.counts["attempts"] + 1 == len(now.attempts())
@@ -274,7 +274,7 @@ def test_a_database_failure_is_a_readable_error_without_a_grade(hub, project, mo
             sqlite3.IntegrityError("UNIQUE constraint failed: hub_scan_attempts.attack_id"),
         )
 
-    monkeypatch.setattr(store, "store_attempts", refused)
+    monkeypatch.setattr(store, "append", refused)
     with pytest.raises(HubError, match="refused to store the scan's results") as raised:
         hub.scans.create(project.id, agent=flaky_obedient_agent(), categories=MIXED, **FAST)
     (scan,) = hub.scans.list()

@@ -149,7 +149,7 @@ def test_a_run_that_could_not_even_be_marked_stopped_is_resumable_by_its_process
     hub = Hub(str(tmp_path / "hub.db"))
     project = hub.projects.create("p")
     dataset = hub.datasets.upload(project.id, _cases(6), name="d")
-    real_save, real_status = EvaluationStore.save_results, EvaluationStore.set_status
+    real_save, real_status = EvaluationStore.append, EvaluationStore.finish
     broken = {"on": True}
 
     def save(self, results, **kw):
@@ -158,12 +158,12 @@ def test_a_run_that_could_not_even_be_marked_stopped_is_resumable_by_its_process
         return real_save(self, results, **kw)
 
     def status(self, evaluation_id, status, **kw):
-        if broken["on"] and status != "running":
+        if broken["on"]:
             raise HubStorageError("the disk is full", reason="disk_full")
         return real_status(self, evaluation_id, status, **kw)
 
-    monkeypatch.setattr(EvaluationStore, "save_results", save)
-    monkeypatch.setattr(EvaluationStore, "set_status", status)
+    monkeypatch.setattr(EvaluationStore, "append", save)
+    monkeypatch.setattr(EvaluationStore, "finish", status)
     with pytest.raises(HubStorageError, match="the disk is full"):
         hub.evaluations.create_local(lambda m: "x", dataset.id, progress=False)
     (stuck,) = hub.evaluations.list()

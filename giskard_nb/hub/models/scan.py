@@ -5,7 +5,6 @@ bookkeeping). A stored scan's views (grade card, DataFrames, summaries) are thos
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
@@ -14,7 +13,7 @@ from giskard_nb.core.usage import Usage
 from giskard_nb.hub.models.base import HubModel, HubRecord
 from giskard_nb.scan.coverage import CoverageStatus, counts_line, format_grade_line
 from giskard_nb.scan.grading import Grade, Severity
-from giskard_nb.scan.result import Attempt, AttemptFields
+from giskard_nb.scan.result import Attempt, AttemptFields, ScanRunFields
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +47,7 @@ class AvailableProbe(HubModel):
     requires: list[str] = Field(default_factory=list)
 
 
-class Scan(HubRecord):
+class Scan(ScanRunFields, HubRecord):
     """A vulnerability scan of an agent: status, timing, grade (A–D) and counts (``successes``: the
     findings that set the grade; ``suspected``: rule-based findings awaiting a judge or a review).
 
@@ -59,24 +58,21 @@ class Scan(HubRecord):
         reads back with ``coverage``/``incomplete`` ``None`` until its next write (``scan.report()``
         infers it). ``options`` are the scan options without secrets (a system prompt or secrets given to
         the scan are not stored).
+
+    Its name, timing, plan and options are the engine's ``ScanRunFields`` (those of a
+    ``ScanReport``, which ``report()`` builds from them).
     """
 
     project_id: str
-    name: str
+    name: str  # required here
     agent_id: str | None = None
     agent_name: str = ""
     local: bool = False
     knowledge_base_id: str | None = None
     status: ScanStatus = "running"
     grade: Grade | None = None
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
-    stop_reason: str | None = None
     error: str | None = None
-    options: dict[str, Any] = Field(default_factory=dict)
     estimate: dict[str, Any] | None = None
-    skipped_probes: dict[str, str] = Field(default_factory=dict)
-    planned_attacks: int = 0
     counts: dict[str, int] = Field(default_factory=dict)
     coverage: dict[str, CoverageStatus] | None = None
     incomplete: bool | None = None
@@ -85,7 +81,6 @@ class Scan(HubRecord):
     #: Model usage of the whole scan (attempts and generated variants), and of the variants alone.
     usage: Usage = Field(default_factory=Usage)
     generation_usage: Usage = Field(default_factory=Usage)
-    warnings: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

@@ -1,6 +1,6 @@
-"""Resources whose records are runs (evaluations, scans): heartbeat and dead-owner detection.
+"""Resources whose records are runs (evaluations, scans): dead-owner (stale heartbeat) detection.
 
-A ``running`` record whose owning process died (``hub.ownership``) reads as ``interrupted``: resumable.
+A ``running`` record whose owning process died (``hub.ledger``) reads as ``interrupted``: resumable.
 """
 
 from __future__ import annotations
@@ -11,20 +11,13 @@ __all__ = ["OwnedRuns"]
 
 
 class OwnedRuns:
-    """Mixin for a ``Resource`` whose table carries the owner columns of ``hub.ownership``."""
+    """Mixin for a ``Resource`` whose table carries the owner columns of ``hub.ledger``."""
 
     table: Any
-    _db: Any
     _store: Any
 
-    def _beat(self, record_id: str) -> None:
-        from giskard_nb.hub.ownership import heartbeat
-
-        with self._db.write() as conn:
-            heartbeat(conn, self.table, record_id)
-
     def _from_row(self, row: Any) -> Any:
-        from giskard_nb.hub.ownership import alive
+        from giskard_nb.hub.ledger import alive
 
         record = super()._from_row(row)  # type: ignore[misc]
         if record.status == "running" and not alive(row):

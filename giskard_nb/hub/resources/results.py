@@ -155,7 +155,7 @@ class ResultsResource(Resource[EvaluationResult]):
                 },
                 conn=conn,
             )
-            self._runs.refresh_counts(conn, result.evaluation_id)
+            self._runs.recount(conn, result.evaluation_id)
         return updated
 
     def relabel(

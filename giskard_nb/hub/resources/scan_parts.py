@@ -138,7 +138,7 @@ class ScanAttemptsResource(_ScanPart, TableRows[ScanAttempt]):
             t = self.table
             conn.execute(sa.update(t).where(t.c.id == attempt_id).values(**self._row(updated)))
             self._audit(conn, "update", updated, diff)
-            self._runs.refresh_tallies(conn, updated.scan_id)
+            self._runs.recount(conn, updated.scan_id)
         return self._store.bind(updated)
 
     # -- rows ----------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ finishes an interrupted scan. The engine lives in ``giskard_nb.scan``; a run wri
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -31,9 +31,11 @@ from giskard_nb.hub.resources.rows import TableRows
 from giskard_nb.hub.resources.scan_parts import ScanAttemptsResource, ScanProbesResource
 from giskard_nb.hub.scan_store import ScanStore
 from giskard_nb.hub.scan_tallies import scan_categories
-from giskard_nb.hub.scan_writer import OnAttempt
 from giskard_nb.hub.store import Store
 from giskard_nb.scan.catalogue import Category, default_catalogue
+
+if TYPE_CHECKING:
+    from giskard_nb.hub.scan_run import OnAttempt
 
 __all__ = ["ScansResource"]
 
@@ -183,9 +185,12 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
         scan = self.retrieve(scan_id)
         probes = self._runs.probes(scan_id)
         recorded = all(p.unjudged is not None for p in probes)  # else: inferred (older scans)
+        run = scan.run_fields()  # the Hub's scan derives them from the engine's report
+        run["stop_reason"] = scan.stop_reason or scan.error
+        run["skipped_probes"] = {p.probe_id: p.skipped for p in probes if p.skipped}
         return ScanReport(
+            **run,
             id=scan.id,
-            name=scan.name,
             status={
                 "finished": "completed",
                 "running": "running",
@@ -193,9 +198,6 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
                 "interrupted": "cancelled",
                 "error": "error",
             }[scan.status],
-            stop_reason=scan.stop_reason or scan.error,
-            started_at=scan.started_at,
-            finished_at=scan.finished_at,
             attempts=[a.attempt for a in self.attempts.list(scan_id=scan_id)],
             probes=[
                 {
@@ -207,10 +209,6 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
                 for p in probes
                 if not p.skipped
             ],
-            skipped_probes={p.probe_id: p.skipped for p in probes if p.skipped},
-            planned_attacks=scan.planned_attacks,
-            options=scan.options,
-            warnings=list(scan.warnings),
             categories=scan_categories(p.category for p in probes) if recorded else [],
             unjudged={p.probe_id: p.category for p in probes if p.unjudged} if recorded else {},
         )
