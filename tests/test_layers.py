@@ -40,7 +40,7 @@ RENAMED = {
 #: Lowest first. A package may import its own layer and the layers below.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "secrets", "target", "palette"),  # plain modules: errors, settings, data
-    ("core",),  # scenarios, checks' base, traces, runners; no heavy dependency
+    ("core", "executors"),  # scenarios, checks' base, traces, runners; executors (Ray, lazily)
     ("llm", "agents"),  # the litellm boundary; agents: giskard-agents import paths of its classes
     ("checks",),  # built-in and LLM-judged checks
     ("kb",),  # knowledge bases: chunking, search, topics
