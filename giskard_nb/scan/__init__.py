@@ -1,5 +1,5 @@
 """Vulnerability scans: OWASP-graded adversarial probing of an agent, offline-capable. May import:
-errors, palette, secrets, core, llm and checks; frames and charts only lazily, for the report's
+errors, palette, secrets, core, executors, llm and checks; frames and charts only lazily, for the report's
 ``to_dataframe()`` and ``plot_*()``.
 
 ::
