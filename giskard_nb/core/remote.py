@@ -140,8 +140,8 @@ class ScenarioTask:
     def lost(self, scenario: Scenario, reason: str) -> ScenarioResult:
         error = TestCaseError(
             message=f"the scenario was not played: {reason}",
-            exception_type="ExecutorError",
-            phase="executor",
+            exception_type="WorkerLost",
+            phase="target",  # the agent's worker failed: its checks are skipped as for a target error
         )
         trace = Trace(annotations=dict(scenario.annotations))
         steps = scenario.steps

@@ -19,6 +19,8 @@ from giskard_nb import Equals, Scenario, Suite, from_fn
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
 from giskard_nb.executors import RayExecutor, WorkItem
 
+from .agents import obey
+
 NO_RAY = "Ray is not installed: pip install 'giskard-nb[ray]' to run the RayExecutor tests"
 
 
@@ -27,11 +29,13 @@ def ray_local():
     ray = pytest.importorskip("ray", reason=NO_RAY)
     from ray import cloudpickle
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    for module in (__name__, obey.__module__):
+        cloudpickle.register_pickle_by_value(sys.modules[module])
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
-    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    for module in (__name__, obey.__module__):
+        cloudpickle.unregister_pickle_by_value(sys.modules[module])
 
 
 # -- the agent the actors build ------------------------------------------------------------------------
@@ -40,9 +44,9 @@ def ray_local():
 def reply(marks: str, inputs):
     """Upper-cases its input; ``boom`` raises; ``die:<name>`` kills its process the first time;
     ``gate:<name>`` waits (at most 20 s) for the marker ``<name>`` to be written by the caller.
-    Given a conversation (a scan), it obeys the last message (prompt injection catches it)."""
-    if isinstance(inputs, list):
-        return f"Sure! {inputs[-1]['content']}"
+    Given a conversation (a scan), it says the code it is told to say."""
+    if said := obey(inputs):
+        return said
     if inputs == "boom":
         raise RuntimeError("the agent broke on purpose")
     kind, _, name = inputs.partition(":")
