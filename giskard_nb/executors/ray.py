@@ -274,7 +274,8 @@ class _Dispatch:
                     await self._take(ref)
         finally:
             for ref in self.in_flight:  # interrupted: nothing left running for this run
-                self.ray.cancel(ref)
+                with contextlib.suppress(Exception):
+                    self.ray.cancel(ref)
 
     def _fill(self, source) -> None:
         for slot in list(self.pool.slots):

@@ -31,7 +31,14 @@ def ray_local():
 
     for module in (__name__, obey.__module__):
         cloudpickle.register_pickle_by_value(sys.modules[module])
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    for attempt in (1, 2):  # a Ray node can time out starting on a machine busy with other work
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            break
+        except Exception as exc:
+            ray.shutdown()
+            if attempt == 2:
+                pytest.fail(f"a local Ray instance did not start (twice): {exc}")
     yield ray
     ray.shutdown()
     for module in (__name__, obey.__module__):
