@@ -71,6 +71,7 @@ class ScanTask:
         self.options: ScanOptions = run.options
         self.plan: ScanPlan = run.plan.model_copy(update={"attacks": []})  # the probes suffice
         self.judge, self.generator, self.checks_on = run.judge, run.generator, checks_on
+        self.run_class = type(run)  # the worker builds its own runner (no import of runner here)
         self._caller: _ScanRun | None = run  # never sent to the workers
         self._worker: _ScanRun | None = None
 
@@ -79,9 +80,7 @@ class ScanTask:
 
     def _worker_run(self, agent: Any) -> _ScanRun:
         if self._worker is None:
-            from giskard_nb.scan.runner import _ScanRun
-
-            self._worker = _ScanRun(
+            self._worker = self.run_class(
                 agent, self.options, self.plan, self.judge, self.generator, None, "worker"
             )
         return self._worker
