@@ -31,6 +31,8 @@ RAY_MISSING = (
     "RayExecutor needs Ray, which is not installed: pip install 'giskard-nb[ray]' "
     "(or pass no executor to run in this process)"
 )
+#: Starting a local Ray again after a failed start (its node start-up has fixed time limits).
+_START_RETRIES = 1
 #: Seconds between two looks at the refs in flight (a run can be interrupted between them).
 _WAIT_SECONDS = 1.0
 
@@ -164,12 +166,19 @@ class RayExecutor:
             self._started_ray = True
         else:
             options = {"address": self.address, "log_to_driver": False}
-        try:
-            ray.init(**options)
-        except Exception as exc:
-            self._started_ray = False
-            where = "a local Ray instance" if self.address is None else f"Ray at {self.address!r}"
-            raise ConfigError(f"could not start {where}: {type(exc).__name__}: {exc}") from exc
+        for attempt in range(1 + _START_RETRIES):
+            try:
+                ray.init(**options)
+                return
+            except Exception as exc:
+                ray.shutdown()  # what this attempt started
+                if attempt < _START_RETRIES and self.address is None:
+                    continue  # Ray's node start-up times out on a busy machine: once more
+                self._started_ray = False
+                where = (
+                    "a local Ray instance" if self.address is None else f"Ray at {self.address!r}"
+                )
+                raise ConfigError(f"could not start {where}: {type(exc).__name__}: {exc}") from exc
 
 
 class _Slot:

@@ -302,3 +302,26 @@ def test_importing_giskard_nb_does_not_import_ray():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
     )
     assert out.stdout.strip() == "False"
+
+
+async def test_a_local_ray_that_does_not_start_is_a_clear_error_after_a_second_try(monkeypatch):
+    calls: list = []
+
+    class NoStart:  # stands for the ray module: its node never starts
+        def is_initialized(self):
+            return False
+
+        def init(self, **options):
+            calls.append(options)
+            raise RuntimeError("The current node timed out during startup.")
+
+        def shutdown(self):
+            calls.append("shutdown")
+
+    monkeypatch.setitem(sys.modules, "ray", NoStart())
+    executor = RayExecutor(num_actors=2)
+    with pytest.raises(ConfigError, match="could not start a local Ray instance: RuntimeError"):
+        await suite_of("a").run(executor=executor, agent_factory=lambda: str.upper)
+    options = {"log_to_driver": False, "include_dashboard": False, "num_cpus": 2}
+    assert calls == [options, "shutdown", options, "shutdown"]
+    executor.shutdown()  # nothing was started: nothing to stop
