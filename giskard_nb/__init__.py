@@ -4,9 +4,9 @@ core, llm, checks and input_generators.
 
 Layers, lowest first (a package may import its own layer and the layers below; tests/test_layers.py
 enforces it, with an allow-list of lazy display conveniences such as ``result.to_dataframe()``):
-errors, config, secrets, target, palette → core, stats → tools → llm, agents → checks → mcp, otel → kb →
-scan → dataset_generation, input_generators → schedule → hub → frames → charts → widgets → report →
-testing, demo → cli.
+errors, config, secrets, target, palette → core, stats, executors → tools → llm, agents → checks → mcp,
+otel → kb → scan → dataset_generation, input_generators → schedule → hub → frames → charts → widgets →
+report → testing, demo → cli.
 
 Scenarios and checks (this module), a local Hub, evaluations and scans. ``import giskard_nb`` has no side
 effects: no banner, no telemetry, no network, and none of litellm, pandas, plotly or ipywidgets is imported.

@@ -5,12 +5,18 @@ importable as ``frontend_samples``; the ``suite_result`` fixture) with the frame
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+# The local Ray instances the tests start (tests/executors, the Ray blocks of docs/scaling.md) run
+# without Ray's token authentication: its token is read from ~/.ray once per process, and the docs
+# tests give each page its own HOME, where a second instance would not find it.
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 
 if "frontend_samples" not in sys.modules:
     _spec = importlib.util.spec_from_file_location(

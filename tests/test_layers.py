@@ -40,7 +40,7 @@ RENAMED = {
 #: Lowest first. A package may import its own layer and the layers below.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "secrets", "target", "palette"),  # plain modules: errors, settings, data
-    ("core", "stats"),  # scenarios, checks' base, traces, runners; statistics (pure Python)
+    ("core", "stats", "executors"),  # scenarios, runners; statistics; executors (Ray, lazily)
     ("tools",),  # MockTools, recording and replay of tool calls, static scan of definitions
     ("llm", "agents"),  # the litellm boundary; agents: giskard-agents import paths of its classes
     ("checks",),  # built-in and LLM-judged checks

@@ -14,7 +14,7 @@ from giskard_nb.core.spec import InteractionSpec, trace_type_for
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult, default_test_case_runner
 from giskard_nb.errors import GiskardValidationError, InteractionGenerationError
 
-__all__ = ["ScenarioRunner", "apply_spec"]
+__all__ = ["ScenarioRunner", "apply_spec", "step_error", "timeout_error"]
 
 _STOPPING = (CheckStatus.FAIL, CheckStatus.ERROR)
 
@@ -94,8 +94,7 @@ class ScenarioRunner:
     async def _run_once(
         self, scenario: Scenario, target: Any, return_exception: bool, timeout: float | None
     ) -> ScenarioResult:
-        trace_cls = scenario.trace_type or trace_type_for(target) or Trace
-        state = _RunState(trace_cls(annotations=dict(scenario.annotations)))
+        state = _RunState(self._new_trace(scenario, target))
         start = time.perf_counter()
         try:
             if timeout is None:
@@ -109,11 +108,7 @@ class ScenarioRunner:
         except TimeoutError:
             if not return_exception:
                 raise
-            error = TestCaseError(
-                message=f"the scenario did not finish within {timeout} s",
-                exception_type="TimeoutError",
-                phase="timeout",
-            )
+            error = timeout_error(timeout)
             done = len(state.results)
             if done == len(scenario.steps):  # finished just as the clock ran out
                 state.results.append(TestCaseResult(error=error))
@@ -131,21 +126,30 @@ class ScenarioRunner:
             tags=list(scenario.tags),
         )
 
+    def _new_trace(self, scenario: Scenario, target: Any) -> Trace:
+        trace_cls = scenario.trace_type or trace_type_for(target) or Trace
+        return trace_cls(annotations=dict(scenario.annotations))
+
+    async def _play(self, index: int, step: Step, state: _RunState, target: Any) -> None:
+        """Play step ``index``'s interactions onto ``state.trace`` (a replay of recorded ones overrides
+        this: ``core.remote``)."""
+        for spec in step.interacts:
+            state.trace = await apply_spec(spec, state.trace, target)
+
     async def _run_steps(
         self, steps: list[Step], state: _RunState, target: Any, return_exception: bool
     ) -> None:
         for index, step in enumerate(steps):
             t0 = time.perf_counter()
             try:
-                for spec in step.interacts:
-                    state.trace = await apply_spec(spec, state.trace, target)
+                await self._play(index, step, state, target)
             except InteractionGenerationError as exc:
                 if exc.partial_trace is not None:
                     state.trace = exc.partial_trace
                 if not return_exception:  # the error itself, keeping its own cause
                     original = exc.__cause__ or exc
                     raise original from original.__cause__
-                error = TestCaseError.from_exception(exc.__cause__ or exc, exc.phase)
+                error = step_error(exc)
                 state.results.append(_errored_step(step, error, state.trace, t0))
                 state.results.extend(
                     _skipped_step(s, i, state.trace)
@@ -165,6 +169,22 @@ class ScenarioRunner:
                     for i, s in enumerate(steps[index + 1 :], index + 2)
                 )
                 return
+
+
+def timeout_error(timeout: float | None) -> TestCaseError:
+    return TestCaseError(
+        message=f"the scenario did not finish within {timeout} s",
+        exception_type="TimeoutError",
+        phase="timeout",
+    )
+
+
+def step_error(exc: InteractionGenerationError) -> TestCaseError:
+    """The ``TestCaseError`` of a step whose interactions failed (one recorded elsewhere: as it was)."""
+    recorded = getattr(exc, "step_error", None)
+    if isinstance(recorded, TestCaseError):
+        return recorded
+    return TestCaseError.from_exception(exc.__cause__ or exc, exc.phase)
 
 
 def _last_index(trace: Trace) -> int | None:

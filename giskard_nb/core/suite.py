@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Callable, Iterable, Sized
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +16,9 @@ from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.suite_result import SuiteResult
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError, WrongTypeError
+
+if TYPE_CHECKING:
+    from giskard_nb.executors import Executor
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "Suite", "run_scenarios"]
 
@@ -63,6 +66,8 @@ class Suite(BaseModel):
         progress: bool = False,
         verbose: bool = False,
         repeats: int = 1,
+        executor: Executor | None = None,
+        agent_factory: Callable[[], Any] | None = None,
     ) -> SuiteResult:
         """Run every scenario; at most ``max_concurrency`` at a time (``parallel=False`` means one).
 
@@ -74,6 +79,11 @@ class Suite(BaseModel):
         finishes (an async callback is awaited before that worker takes the next scenario);
         ``progress=True`` shows a progress bar (tqdm: a widget in notebooks, text in a terminal);
         ``verbose=True`` (giskard-checks' name) does the same.
+
+        ``executor=RayExecutor(...)`` with ``agent_factory=``: each scenario is played on a worker
+        against the agent ``agent_factory()`` built there, once per worker (docs/scaling.md); checks
+        run here unless the executor says ``checks_on="actors"``; ``max_concurrency`` is the
+        executor's (its workers and their in-flight bound).
         """
         _check_concurrency(max_concurrency)  # checked even when parallel=False ignores it
         _check_repeats(repeats)
@@ -104,6 +114,9 @@ class Suite(BaseModel):
                 return_exception=return_exception,
                 timeout=timeout,
                 on_result=collect,
+                executor=executor,
+                agent_factory=agent_factory,
+                target_given=target is not MISSING,
             )
         finally:
             if bar is not None:
@@ -129,6 +142,9 @@ async def run_scenarios(
     timeout: float | None = None,
     on_result: Callable[[int, ScenarioResult], Any] | None = None,
     size: int | None = None,
+    executor: Executor | None = None,
+    agent_factory: Callable[[], Any] | None = None,
+    target_given: bool | None = None,
 ) -> None:
     """The engine of ``Suite.run``: a fixed pool of workers pulls the next scenario (no task or
     semaphore per scenario) and runs it; ``on_result(index, result)`` receives each result as it
@@ -139,8 +155,18 @@ async def run_scenarios(
     ``size`` when it has no ``len()`` and ``max_concurrency`` is ``None``. The first exception raised
     by a worker (with ``return_exception=False``, or by ``on_result``) cancels the others and is
     re-raised as it is.
+
+    ``executor`` with ``agent_factory``: the scenarios are played on the executor's workers
+    (``giskard_nb.core.remote``), each against the agent the factory built there.
     """
     limit = _check_concurrency(max_concurrency)
+    if executor is not None or agent_factory is not None:
+        given = target is not MISSING if target_given is None else target_given
+        _check_remote(executor, agent_factory, given, return_exception)
+        from giskard_nb.core.remote import run_scenarios_on
+
+        await run_scenarios_on(executor, agent_factory, scenarios, on_result, timeout=timeout)
+        return
     if size is None and isinstance(scenarios, Sized):
         size = len(scenarios)
     if limit is None and size is None:
@@ -174,6 +200,24 @@ async def _gather_or_raise(coros: list) -> None:
                 group.create_task(c)
     except BaseExceptionGroup as eg:
         raise eg.exceptions[0] from None
+
+
+def _check_remote(executor: Any, agent_factory: Any, target_given: bool, return_exception: bool):
+    if executor is None:
+        raise GiskardValidationError(
+            "agent_factory= builds the agent on an executor's workers: pass executor= too "
+            "(e.g. RayExecutor(num_actors=2)), or pass the agent itself as target="
+        )
+    if target_given:
+        raise GiskardValidationError(
+            "a run on an executor builds its agent on each worker with agent_factory=: "
+            "pass agent_factory= instead of target="
+        )
+    if not return_exception:
+        raise GiskardValidationError(
+            "return_exception=False is not supported on an executor: an error there is an ERROR "
+            "result, as with the default return_exception=True"
+        )
 
 
 def _check_concurrency(value: int | None) -> int | None:

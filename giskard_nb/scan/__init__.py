@@ -1,6 +1,6 @@
 """Vulnerability scans: OWASP-graded adversarial probing of an agent, offline-capable. May import:
-errors, palette, secrets, core, tools, llm and checks; frames and charts only lazily, for the report's
-``to_dataframe()`` and ``plot_*()``.
+errors, palette, secrets, core, executors, tools, llm and checks; frames and charts only lazily, for
+the report's ``to_dataframe()`` and ``plot_*()``.
 
 ::
 

@@ -9,6 +9,7 @@ test and the conversation as data.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -16,6 +17,7 @@ from pydantic import BaseModel, Field
 from giskard_nb.core.usage import Usage
 from giskard_nb.llm.structured import ask_structured
 from giskard_nb.scan.attack import Attack, attack_id
+from giskard_nb.scan.budget import Estimate
 
 __all__ = ["first_turn", "next_turn", "required_strings", "variants"]
 
@@ -154,3 +156,35 @@ async def first_turn(
 
         raise DetectorError("the generator returned an empty message")
     return text.strip(), _usage(answer.usage)
+
+
+async def with_variants(run: Any, attacks: list[Attack]) -> list[Attack]:
+    """The attacks and, when the scan asks for ``variants_per_attack`` and has a generator, their
+    rewritten variants (``run`` is the scan run: its options, generator, budget tracker and report);
+    a generator that fails leaves the attack alone, with a warning."""
+    n = run.options.variants_per_attack
+    if not n or run.generator is None:
+        return list(attacks)
+    semaphore = asyncio.Semaphore(run.options.max_concurrency)
+
+    async def one(attack: Attack) -> list[Attack]:
+        async with semaphore:
+            if not run.tracker.reserve(Estimate(generator_calls=1)):
+                return [attack]
+            try:
+                made, usage = await variants(attack, run.generator, n)
+            except Exception as exc:
+                run.report.warnings.append(
+                    f"no variants for {attack.id}: the generator failed ({type(exc).__name__}: {exc})"
+                )
+                made, usage = [], Usage(llm_calls=1)
+            run.tracker.settle(
+                Estimate(generator_calls=1), agent_calls=0, llm_calls=usage.llm_calls,
+                tokens=usage.total_tokens, cost_usd=usage.cost_usd,
+            )  # fmt: skip
+            run.report.extra_usage = run.report.extra_usage + usage
+            return [attack, *made]
+
+    groups = await asyncio.gather(*(one(a) for a in attacks))
+    unique: dict[str, Attack] = {}  # two attacks rewritten into the same text: run once
+    return [unique.setdefault(a.id, a) for g in groups for a in g if a.id not in unique]

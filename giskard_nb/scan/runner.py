@@ -18,7 +18,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from giskard_nb.core.missing import MISSING
 from giskard_nb.core.sync import sync_twin
@@ -36,9 +36,13 @@ from giskard_nb.scan.models import resolve_models
 from giskard_nb.scan.plan import ScanOptions, ScanPlan, plan_scan, resolve_options
 from giskard_nb.scan.probe import Probe
 from giskard_nb.scan.redact import redact_attempt
+from giskard_nb.scan.remote import Exchange, check_remote_scan, dispatch
 from giskard_nb.scan.result import Attempt, ScanReport, _now
 from giskard_nb.scan.tooling import attack_tools, bind_tools, check_tools_agent
 from giskard_nb.scan.verdict import decide, first_rule
+
+if TYPE_CHECKING:
+    from giskard_nb.executors import Executor
 
 __all__ = ["run_scan", "run_scan_sync"]
 
@@ -57,6 +61,8 @@ async def run_scan(
     completed: Iterable[str] = (),
     name: str = "scan",
     plan: ScanPlan | None = None,
+    executor: Executor | None = None,
+    agent_factory: Callable[[], Any] | None = None,
     **overrides: Any,
 ) -> ScanReport:
     """Scan ``agent`` (a callable taking ``[{role, content}]`` messages, sync or async; or the last
@@ -70,18 +76,29 @@ async def run_scan(
     ``tools=MockTools(...)`` (and ``allowed_tools=[...]``): the agent's tools, given to it in its
     ``tools`` parameter, a fresh copy per attack (``giskard_nb.scan.tooling``); the tool-security
     probes run only then.
+    ``executor=RayExecutor(...)`` with ``agent_factory=``: the attacks are played on the executor's
+    workers, each against the agent the factory built there (``agent`` is then ``None``); a
+    multi-turn attack stays on one worker; detectors and judges run here unless the executor says
+    ``checks_on="actors"`` (docs/scaling.md).
     """
-    if not callable(agent):
+    if executor is not None or agent_factory is not None:
+        check_remote_scan(agent, executor, agent_factory)
+    elif not callable(agent):
         raise GiskardValidationError(
             f"the agent must be a function taking the list of chat messages, got {type(agent).__name__}"
         )
     options = resolve_options(options, overrides)
     if options.tools is not None:
+        if executor is not None:
+            raise GiskardValidationError(
+                "tools= (the tool-security probes) runs in this process: scan without executor="
+            )
         check_tools_agent(agent)
     judge, generator = resolve_models(options, judge=judge, generator=generator)
     if plan is None:
         plan = plan_scan(options, judge=judge, generator=generator)
     run = _ScanRun(agent, options, plan, judge, generator, on_attempt, name)
+    run.executor, run.agent_factory = executor, agent_factory
     return await run.run(set(completed), progress)
 
 
@@ -93,6 +110,7 @@ class _ScanRun:
         self, agent, options: ScanOptions, plan: ScanPlan, judge, generator, on_attempt, name
     ):
         self.agent, self.options, self.plan = agent, options, plan
+        self.executor = self.agent_factory = self.bar = None
         self.judge, self.generator, self.on_attempt = judge, generator, on_attempt
         self.probes = {p.id: p for p in plan.probes}
         self.detectors = {
@@ -143,37 +161,11 @@ class _ScanRun:
                 from tqdm.auto import tqdm
 
                 bar = tqdm(total=len(todo), desc=report.name, unit="attack")
-            queue = iter(todo)
-
-            async def worker() -> None:
-                for attack in queue:
-                    expected = self._expected(attack)
-                    if not self.tracker.reserve(expected):
-                        return
-                    attempt = await self.execute(attack)
-                    self.tracker.settle(
-                        expected,
-                        agent_calls=attempt.agent_calls,
-                        llm_calls=attempt.usage.llm_calls,
-                        tokens=attempt.usage.total_tokens,
-                        cost_usd=attempt.usage.cost_usd,
-                    )
-                    report.attempts.append(attempt)
-                    if bar is not None:
-                        bar.update(1)
-                    await self._notify(attempt)
-
-            workers = [
-                asyncio.create_task(worker())
-                for _ in range(min(self.options.max_concurrency, len(todo)) or 1)
-            ]
-            try:
-                await asyncio.gather(*workers)
-            except BaseException:
-                for w in workers:
-                    w.cancel()
-                await asyncio.gather(*workers, return_exceptions=True)
-                raise
+            self.bar = bar
+            if self.executor is not None:
+                await dispatch(self, self.executor, self.agent_factory, todo)
+            else:
+                await self._run_here(todo)
             report.stop_reason = self.tracker.stop_reason
             report.status = "stopped" if self.tracker.stop_reason else "completed"
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -187,6 +179,42 @@ class _ScanRun:
             if bar is not None:
                 bar.close()
         return report
+
+    async def _run_here(self, todo: list[Attack]) -> None:
+        queue = iter(todo)
+
+        async def worker() -> None:
+            for attack in queue:
+                expected = self._expected(attack)
+                if not self.tracker.reserve(expected):
+                    return
+                await self.settle(expected, await self.execute(attack))
+
+        workers = [
+            asyncio.create_task(worker())
+            for _ in range(min(self.options.max_concurrency, len(todo)) or 1)
+        ]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
+
+    async def settle(self, expected: Estimate, attempt: Attempt) -> None:
+        """A finished attempt: its cost settled, added to the report, passed to ``on_attempt``."""
+        self.tracker.settle(
+            expected,
+            agent_calls=attempt.agent_calls,
+            llm_calls=attempt.usage.llm_calls,
+            tokens=attempt.usage.total_tokens,
+            cost_usd=attempt.usage.cost_usd,
+        )
+        self.report.attempts.append(attempt)
+        if self.bar is not None:
+            self.bar.update(1)
+        await self._notify(attempt)
 
     async def _notify(self, attempt: Attempt) -> None:
         if self.on_attempt is None:
@@ -206,38 +234,17 @@ class _ScanRun:
         )
 
     async def _with_variants(self, attacks: list[Attack]) -> list[Attack]:
-        n = self.options.variants_per_attack
-        if not n or self.generator is None:
-            return list(attacks)
-        from giskard_nb.scan.generate import variants
+        from giskard_nb.scan.generate import with_variants
 
-        semaphore = asyncio.Semaphore(self.options.max_concurrency)
-
-        async def one(attack: Attack) -> list[Attack]:
-            async with semaphore:
-                if not self.tracker.reserve(Estimate(generator_calls=1)):
-                    return [attack]
-                try:
-                    made, usage = await variants(attack, self.generator, n)
-                except Exception as exc:
-                    self.report.warnings.append(
-                        f"no variants for {attack.id}: the generator failed ({type(exc).__name__}: {exc})"
-                    )
-                    made, usage = [], Usage(llm_calls=1)
-                self.tracker.settle(
-                    Estimate(generator_calls=1), agent_calls=0, llm_calls=usage.llm_calls,
-                    tokens=usage.total_tokens, cost_usd=usage.cost_usd,
-                )  # fmt: skip
-                self.report.extra_usage = self.report.extra_usage + usage
-                return [attack, *made]
-
-        groups = await asyncio.gather(*(one(a) for a in attacks))
-        unique: dict[str, Attack] = {}  # two attacks rewritten into the same text: run once
-        return [unique.setdefault(a.id, a) for g in groups for a in g if a.id not in unique]
+        return await with_variants(self, attacks)
 
     # -- one attack ------------------------------------------------------------------------------------
 
     async def execute(self, attack: Attack) -> Attempt:
+        return await self.conclude(attack, await self.converse(attack))
+
+    async def converse(self, attack: Attack) -> Exchange:
+        """The conversation of one attack with the agent (turns, and the rules between turns)."""
         probe = self.probes[attack.probe_id]
         start = time.perf_counter()
         messages: list[dict[str, Any]] = [dict(m) for m in attack.history]
@@ -300,6 +307,14 @@ class _ScanRun:
                     break
                 if detection is not None:
                     break
+        elapsed = (time.perf_counter() - start) * 1000
+        return Exchange(messages, sent, replies, usage, error, phase, detection, elapsed)
+
+    async def conclude(self, attack: Attack, exchange: Exchange) -> Attempt:
+        """The attempt: the detectors' verdict on the conversation (judges included)."""
+        probe = self.probes[attack.probe_id]
+        start = time.perf_counter()
+        messages, sent, replies, usage, error, phase, detection = exchange.parts()
         verdict_usage, rejected = Usage(), ""
         if error is None and (detection is None or detection.tier == "suspected"):
             try:
@@ -338,7 +353,7 @@ class _ScanRun:
             error_phase=phase,
             usage=usage,
             agent_calls=len(replies),
-            duration_ms=(time.perf_counter() - start) * 1000,
+            duration_ms=exchange.duration_ms + (time.perf_counter() - start) * 1000,
         )
         return redact_attempt(attempt, self.options.profile)  # found on the reply, kept masked
 

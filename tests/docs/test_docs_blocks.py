@@ -5,6 +5,8 @@ what an earlier block of the same page defined), with top-level ``await`` allowe
 a temporary working directory holding a copy of ``examples/``, with a temporary ``HOME`` and
 ``GISKARD_NB_HOME`` (no user Hub, cache or configuration is touched). A block is skipped only when the
 line just before its fence is ``<!-- skip-test: reason -->``; the reasons are listed in the test output.
+A block that needs an optional extra says so on that line, ``<!-- requires: ray (giskard-nb[ray]) -->``:
+it runs when the module (``ray``) is installed and is skipped, with that reason, when it is not.
 
 Blocks display what they promise, as a notebook cell would (only a cell's last expression is shown):
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import importlib.util
 import inspect
 import re
 import shutil
@@ -33,6 +36,7 @@ from giskard_nb.llm import set_default_embedding_model, set_default_generator
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 SKIP = re.compile(r"<!--\s*skip-test:\s*(?P<reason>.*?)\s*-->")
+REQUIRES = re.compile(r"<!--\s*requires:\s*(?P<module>[\w.]+)\s*(?P<extra>\([^)]*\))?\s*-->")
 SHOWS = re.compile(r"<!--\s*shows:\s*(?P<what>table|figure)\s*-->")
 FENCE = re.compile(r"^```(?P<lang>[\w+-]*)\s*$")
 MAX_SKIPS = 4  # across all pages: skipping is for what truly cannot run offline
@@ -45,6 +49,15 @@ class Block:
     source: str
     skip_reason: str | None
     shows: str | None = None  # "table" or "figure": what the block's last expression must be
+    requires: str | None = (
+        None  # a module of an optional extra: the block runs when it is installed
+    )
+
+    def missing(self) -> str | None:
+        """Why the block cannot run here (its extra's module is not installed), else ``None``."""
+        if self.requires is None or importlib.util.find_spec(self.requires) is not None:
+            return None
+        return f"needs the optional {self.requires!r} module, not installed"
 
 
 def blocks(path: Path, *, root: Path = REPO) -> list[Block]:
@@ -69,6 +82,7 @@ def blocks(path: Path, *, root: Path = REPO) -> list[Block]:
         previous = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
         marker = SKIP.search(previous)
         shows = SHOWS.search(previous)
+        requires = REQUIRES.search(previous)
         found.append(
             Block(
                 page=path.relative_to(root).as_posix(),
@@ -76,6 +90,7 @@ def blocks(path: Path, *, root: Path = REPO) -> list[Block]:
                 source="\n".join(body) + "\n",
                 skip_reason=(marker["reason"] or "no reason given") if marker else None,
                 shows=shows["what"] if shows else None,
+                requires=requires["module"] if requires else None,
             )
         )
     return found
@@ -164,7 +179,7 @@ def run_page(page_blocks: list[Block]) -> list[Block]:
     skipped = []
     try:
         for block in page_blocks:
-            if block.skip_reason is not None:
+            if block.skip_reason is not None or block.missing():
                 skipped.append(block)
                 continue
             try:
@@ -210,7 +225,8 @@ def test_every_python_block_runs(page: Path, docs_workdir: Path, capsys) -> None
         pytest.fail(failure, pytrace=False)
     with capsys.disabled():
         for block in skipped:
-            print(f"\n  skipped {block.page}:{block.line}: {block.skip_reason}", end="")
+            reason = block.skip_reason or block.missing()
+            print(f"\n  skipped {block.page}:{block.line}: {reason}", end="")
 
 
 def test_blocks_are_found_and_skips_are_rare_and_explained() -> None:
@@ -240,6 +256,22 @@ def test_the_runner_sees_markers_awaits_and_names_the_failing_line(tmp_path: Pat
         run_page(found)
     assert 'page.md", line 18' in str(info.value)  # the traceback points into the page
     assert "NameError" in str(info.value)
+
+
+def test_a_block_that_requires_an_extra_runs_only_when_its_module_is_installed(tmp_path: Path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- requires: no_such_module_xyz (giskard-nb[xyz]) -->\n```python\nboom()\n```\n\n"
+        "<!-- requires: json -->\n```python\nimport json\nran = json.dumps(1)\n```\n",
+        encoding="utf-8",
+    )
+    found = blocks(page, root=tmp_path)
+    assert [b.requires for b in found] == ["no_such_module_xyz", "json"]
+    assert "not installed" in (found[0].missing() or "") and found[1].missing() is None
+    assert run_page(found) == [found[0]]  # the first is skipped, the second runs
+    page.write_text("<!-- requires: json -->\n```python\nboom()\n```\n", encoding="utf-8")
+    with pytest.raises(BlockFailed, match="NameError"):  # installed: it runs, and can fail
+        run_page(blocks(page, root=tmp_path))
 
 
 def test_a_table_or_figure_that_a_notebook_would_not_show_fails_the_page(tmp_path: Path) -> None:
