@@ -117,6 +117,7 @@ class LabelPanel:
             note.close()
         self.index, self.controls, self.message.value = index, {}, ""
         given = self._verdicts = verdicts(item)
+        self.existing(index, item)  # read once: the rows below show the stored labels
         rows = []
         for check, passed in given.items():
             toggle = w.ToggleButtons(
