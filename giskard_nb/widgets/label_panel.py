@@ -1,15 +1,18 @@
 """The ResultsViewer's labelling controls: for each check of the opened result with a PASS or FAIL
-verdict, an agree / disagree toggle and an optional note, written through a ``LabelSink``.
+verdict, an agree and a disagree button and an optional note, written through a ``LabelSink``.
 
 "agree" means the person agrees with the check's verdict, so the stored human verdict is
 ``passed = (the check passed)``; "disagree" stores the opposite. A label already stored shows as
-chosen. Keyboard: Tab moves between the toggles and notes, Space or Enter presses the focused button, Enter
-in a note saves it; once every check of the result is labelled the focus moves to "Next unlabelled"
-(Enter opens the next result to label, and the focus moves to its first toggle).
+chosen (its button highlighted, with a tick). Keyboard (JupyterLab and Notebook 7): Enter or Space
+presses the focused button, Tab / Shift+Tab move between the buttons and notes, Enter in a note saves
+it (type the note first, then choose). After a choice the focus moves to the next check to label,
+then to "Next unlabelled", where Enter opens the next result to label with the focus on its first
+"agree" button.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from giskard_nb.errors import GiskardValidationError
@@ -17,7 +20,7 @@ from giskard_nb.widgets._common import Quiet, badge, esc, show_errors
 from giskard_nb.widgets.label_sink import LabelSink
 from giskard_nb.widgets.viewer_items import ViewerItem
 
-__all__ = ["AGREE", "DISAGREE", "LabelMethods", "LabelPanel", "verdicts"]
+__all__ = ["AGREE", "DISAGREE", "LabelMethods", "LabelPanel", "LabelRow", "verdicts"]
 
 AGREE, DISAGREE = "agree", "disagree"
 
@@ -36,20 +39,28 @@ def _reason(item: ViewerItem, check: str) -> str:
 
 class LabelPanel:
     """The labelling controls of one viewer (``widget``); the viewer calls ``show`` when it opens a
-    result and ``write`` for each label. ``focused`` is the control the focus was last moved to."""
+    result and ``write`` for each label, and ``on_label(check, choice, note)`` is called when a
+    control changes. ``focused`` is the control the focus was last moved to.
 
-    def __init__(self, sink: LabelSink):
+    The rows (``LabelRow``) are made once (``rows``: as many as the most checks with a verdict in ``items``) and
+    reused from result to result: a control must already be on the page for the notebook to move
+    the focus to it (a widget made and focused at once is not drawn yet, and keeps no focus)."""
+
+    def __init__(self, sink: LabelSink, on_label: Any, rows: int = 1):
         import ipywidgets as w
 
-        self.sink = sink
+        self.sink, self.on_label = sink, on_label
         self._known: dict[int, dict[str, dict[str, Any]]] = {}  # index -> this labeler's labels
         self._quiet = Quiet()  # true while code sets a control: its change stores nothing
         self.index: int | None = None
+        self._opened: ViewerItem | None = None
         self._verdicts: dict[str, bool] = {}  # check -> its verdict, on the opened result
-        self.controls: dict[str, tuple[Any, Any]] = {}  # check -> (toggle, note), opened result
+        self.controls: dict[str, LabelRow] = {}  # check -> its row, on the opened result
         self.focused: Any = None
         self.title = w.HTML("<i>open a result to label the verdicts of its checks</i>")
+        self.slots: list[LabelRow] = []
         self.rows = w.VBox()
+        self._add_rows(rows)
         self.next_button = w.Button(
             description="Next unlabelled ▶",
             tooltip="open the next result (among those the filters show) with a verdict to label",
@@ -97,55 +108,45 @@ class LabelPanel:
         self.existing(index, item)[check] = {"passed": passed, "note": stored}
         if self.index == index:
             self._sync(check)
+            self._show_title()
             verdict = "PASS" if passed else "FAIL"
             self.message.value = f"saved: {esc(check, 200)} should {verdict} ({choice})" + (
                 f" — note: {esc(stored, 300)}" if stored else ""
             )
-            if not self.unlabelled(index, item):
-                self.focus(self.next_button)
         return saved
 
     # -- controls ---------------------------------------------------------------------------------
 
-    def show(self, index: int, item: ViewerItem, on_label: Any) -> None:
+    def show(self, index: int, item: ViewerItem) -> None:
         """One row per check of result ``index`` with a verdict: its name, status and reason, the
-        toggle (the stored label chosen) and the note. ``on_label(check, choice, note)`` stores."""
-        import ipywidgets as w
-
-        for toggle, note in self.controls.values():
-            toggle.close()
-            note.close()
+        buttons (the stored label chosen) and the note; the other rows hidden."""
         self.index, self.controls, self.message.value = index, {}, ""
+        self._opened = item
         given = self._verdicts = verdicts(item)
         self.existing(index, item)  # read once: the rows below show the stored labels
-        rows = []
-        for check, passed in given.items():
-            toggle = w.ToggleButtons(
-                options=[AGREE, DISAGREE],
-                value=None,
-                tooltips=["the check's verdict is right", "the check's verdict is wrong"],
-                style={"button_width": "80px"},
-            )
-            toggle.add_class("giskard-label-toggle")
-            note = w.Text(
-                placeholder="note (optional; Enter saves)",
-                continuous_update=False,
-                layout=w.Layout(width="300px"),
-            )
-            self.controls[check] = (toggle, note)
+        self._add_rows(len(given) - len(self.slots))
+        shown = list(given.items())
+        for n, row in enumerate(self.slots):
+            check, passed = shown[n] if n < len(shown) else (None, False)
+            row.check = check
+            row.box.layout.display = None if check is not None else "none"
+            if check is None:
+                continue
+            self.controls[check] = row
+            with self._quiet:
+                row.note.value = ""
             self._sync(check)
-            toggle.observe(self._on_toggle(check, on_label), names="value")
-            note.observe(self._on_note(check, on_label), names="value")
-            head = w.HTML(
+            row.head.value = (
                 f"<b>{esc(check, 200)}</b> {badge('pass' if passed else 'fail')} "
-                f"<small>{esc(_reason(item, check), 300)}</small>",
-                layout=w.Layout(width="420px"),
+                f"<small>{esc(_reason(item, check), 300)}</small>"
             )
-            row = w.HBox([head, toggle, note])
-            row.add_class("giskard-label-row")
-            rows.append(row)
-        self.rows.children = rows
-        labelled = len(given) - len(self.unlabelled(index, item))
+        self._show_title()
+
+    def _show_title(self) -> None:
+        index, given = self.index, self._verdicts
+        if index is None or self._opened is None:
+            return
+        labelled = len(given) - len(self.unlabelled(index, self._opened))
         self.title.value = (
             f"<b>Your verdicts</b> on #{index} ({labelled} of {len(given)} labelled): agree when "
             "the check is right, disagree when it is wrong"
@@ -154,57 +155,103 @@ class LabelPanel:
             "skipped)</i>"
         )
 
+    def _add_rows(self, count: int) -> None:
+        import ipywidgets as w
+
+        for _ in range(max(0, count)):
+            buttons = {
+                choice: w.Button(description=choice, tooltip=tip, layout=w.Layout(width="110px"))
+                for choice, tip in (
+                    (AGREE, "the check's verdict is right"),
+                    (DISAGREE, "the check's verdict is wrong"),
+                )
+            }
+            note = w.Text(
+                placeholder="note (optional; Enter saves)",
+                continuous_update=False,
+                layout=w.Layout(width="300px"),
+            )
+            head = w.HTML(layout=w.Layout(width="420px"))
+            box = w.HBox([head, *buttons.values(), note], layout=w.Layout(display="none"))
+            box.add_class("giskard-label-row")
+            row = LabelRow(head, buttons[AGREE], buttons[DISAGREE], note, box)
+            for choice, button in buttons.items():
+                button.add_class(f"giskard-label-{choice}")
+                button.on_click(lambda _, row=row, choice=choice: self._on_choice(row, choice))
+            note.observe(lambda change, row=row: self._on_note(row, change), names="value")
+            self.slots.append(row)
+        self.rows.children = [row.box for row in self.slots]
+
     def focus(self, control: Any) -> None:
         """Move the keyboard focus to ``control`` (in the notebook; remembered as ``focused``)."""
         self.focused = control
         control.focus()
 
-    def focus_first_unlabelled(self, item: ViewerItem) -> None:
-        if self.index is None:
-            return
-        todo = self.unlabelled(self.index, item)
-        if todo:
-            self.focus(self.controls[todo[0]][0])
+    def focus_first_unlabelled(self) -> None:
+        """The focus on the "agree" button of the first check of the opened result left to label,
+        else on "Next unlabelled"."""
+        todo = self.unlabelled(self.index, self._opened) if self._opened is not None else []
+        self.focus(self.controls[todo[0]].agree if todo else self.next_button)
 
     def _sync(self, check: str, *, note: bool = True) -> None:
-        """Show the stored label of ``check`` in its toggle (none: no choice) and its note."""
-        toggle, text = self.controls[check]
+        """Show the stored label of ``check`` on its buttons (none: neither chosen) and its note."""
+        row = self.controls[check]
         label = self._known.get(self.index, {}).get(check) if self.index is not None else None
-        with self._quiet:
-            if label is None:
-                toggle.value = None
-            else:
-                toggle.value = AGREE if label["passed"] == self._verdicts[check] else DISAGREE
-                if note:
-                    text.value = label.get("note") or ""
+        if label is None:
+            row.show_choice(None)
+            return
+        row.show_choice(AGREE if label["passed"] == self._verdicts[check] else DISAGREE)
+        if note:
+            with self._quiet:
+                row.note.value = label.get("note") or ""
 
-    def _store(self, check: str, choice: str, note: str, on_label: Any) -> None:
-        """Store from the controls; a refused label puts the toggle back as stored (the error shows,
-        the typed note stays to be fixed)."""
-        show_errors(lambda: on_label(check, choice, note), self.message)
-        self._sync(check, note=False)
+    def _on_choice(self, row: LabelRow, choice: str) -> None:
+        """A button: store, then on to the next check to label (or "Next unlabelled")."""
+        if row.check is None or self.index is None:
+            return
+        show_errors(lambda: self.on_label(row.check, choice, row.note.value), self.message)
+        if row.choice == choice:  # stored (a refused label leaves the row as it was)
+            self.focus_first_unlabelled()
 
-    def _on_toggle(self, check: str, on_label: Any) -> Any:
-        def changed(change: Any) -> None:
-            if not self._quiet and change["new"] is not None:
-                self._store(check, change["new"], self.controls[check][1].value, on_label)
+    def _on_note(self, row: LabelRow, change: Any) -> None:
+        """A note saved (Enter, or leaving the box): stored with the chosen verdict, if any; a
+        refused note stays in the box to be fixed."""
+        if self._quiet or row.check is None:
+            return
+        if row.choice is None:
+            what = esc(row.check, 200)
+            self.message.value = (
+                f"<i>choose agree or disagree for {what}: the note goes with it</i>"
+            )
+            return
+        check, choice = row.check, row.choice
+        show_errors(lambda: self.on_label(check, choice, change["new"]), self.message)
 
-        return changed
 
-    def _on_note(self, check: str, on_label: Any) -> Any:
-        def changed(change: Any) -> None:
-            if self._quiet:
-                return
-            choice = self.controls[check][0].value
-            if choice is None:
-                what = esc(check, 200)
-                self.message.value = (
-                    f"<i>choose agree or disagree for {what}: the note goes with it</i>"
-                )
-                return
-            self._store(check, choice, change["new"], on_label)
+@dataclass
+class LabelRow:
+    """One row of the panel: the check's name, status and reason (``head``), its ``agree`` and
+    ``disagree`` buttons and its ``note``; ``choice`` is the stored choice the buttons show."""
 
-        return changed
+    head: Any
+    agree: Any
+    disagree: Any
+    note: Any
+    box: Any
+    check: str | None = None
+    choice: str | None = None
+
+    def button(self, choice: str) -> Any:
+        return self.agree if choice == AGREE else self.disagree
+
+    def show_choice(self, choice: str | None) -> None:
+        """Highlight the chosen button (a tick and a colour), the other plain."""
+        self.choice = choice
+        for option in (AGREE, DISAGREE):
+            button, chosen = self.button(option), option == choice
+            button.button_style = "info" if chosen else ""
+            button.icon = "check" if chosen else ""
+            (button.add_class if chosen else button.remove_class)("giskard-chosen")
 
 
 class LabelMethods:
@@ -235,7 +282,7 @@ class LabelMethods:
             if panel.unlabelled(index, self.items[index]):
                 self.go_to_page(self.matches.index(index) // self.page_size)
                 self.open(index)
-                panel.focus_first_unlabelled(self.items[index])
+                panel.focus_first_unlabelled()
                 return index
         panel.message.value = "<i>every verdict of the results the filters keep is labelled</i>"
         return None

@@ -16,7 +16,7 @@ from typing import Any
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.widgets._common import LiveFilters, Quiet, View, badge, error_html, esc
 from giskard_nb.widgets._render import table_html
-from giskard_nb.widgets.label_panel import LabelMethods, LabelPanel
+from giskard_nb.widgets.label_panel import LabelMethods, LabelPanel, verdicts
 from giskard_nb.widgets.label_sink import LabelSink, label_sink
 from giskard_nb.widgets.viewer_items import (
     ViewerItem,
@@ -76,7 +76,10 @@ class ResultsViewer(View, LabelMethods):
         self.page = 0
         self.opened: int | None = None
         self._picking = Quiet()  # true while code sets the list: its selection then opens nothing
-        self.labelling = LabelPanel(sink) if sink is not None else None
+        self.labelling: LabelPanel | None = None
+        if sink is not None:  # as many label rows as the most checks a result has
+            most = max((len(verdicts(item)) for item in self.items), default=0)
+            self.labelling = LabelPanel(sink, self._label_opened, rows=most)
         self._build()
         self._render_page()
 
@@ -173,7 +176,7 @@ class ResultsViewer(View, LabelMethods):
         self._w["category"].value = self.items[index].failure_category or ""
         self._w["detail"].value = self.detail_html(index)
         if self.labelling is not None:
-            self.labelling.show(index, self.items[index], self._label_opened)
+            self.labelling.show(index, self.items[index])
         return self._w["detail"].value
 
     def relabel(self, index: int, category: str | None) -> ViewerItem:

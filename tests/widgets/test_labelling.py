@@ -1,4 +1,4 @@
-"""Labelling check verdicts in the ResultsViewer, headless: the agree / disagree toggles and notes
+"""Labelling check verdicts in the ResultsViewer, headless: the agree / disagree buttons and notes
 write the human verdict through the labels file (core results) or the Hub's ``results.label``
 (a Hub evaluation, here a fake with that method); labels show again on reopen; "Next unlabelled"
 walks the filtered results and moves the focus; hostile notes and check names are escaped."""
@@ -44,41 +44,47 @@ def test_clicking_agree_and_disagree_stores_the_human_verdict(suite_result: Suit
     viewer._w["pick"].value = 1  # "fails": string_matching failed ("does not contain 'bye'")
     controls = viewer.labelling.controls
     assert list(controls) == ["string_matching"]
-    toggle = controls["string_matching"][0]
-    assert toggle.options == ("agree", "disagree") and toggle.value is None
-    toggle.value = "agree"  # the check was right to fail: the human verdict is FAIL
+    row = controls["string_matching"]
+    assert (row.agree.description, row.disagree.description) == ("agree", "disagree")
+    assert row.choice is None and row.agree.button_style == ""
+    row.agree.click()  # the check was right to fail: the human verdict is FAIL
     assert _stored(tmp_path) == {("fails", "string_matching", "ana"): (False, None)}
-    toggle.value = "disagree"  # changed my mind: it should have passed (my label is replaced)
+    assert row.choice == "agree" and row.agree.button_style == "info" and row.agree.icon == "check"
+    row.disagree.click()  # changed my mind: it should have passed (my label is replaced)
     assert _stored(tmp_path) == {("fails", "string_matching", "ana"): (True, None)}
     assert "should PASS (disagree)" in viewer.labelling.message.value
+    assert "(1 of 1 labelled)" in viewer.labelling.title.value
+    assert row.disagree.button_style == "info" and row.agree.button_style == ""
 
     viewer.open(0)  # "greets": both checks passed
     assert list(viewer.labelling.controls) == ["frontend_fake_judge", "string_matching"]
-    viewer.labelling.controls["string_matching"][0].value = "disagree"
-    viewer.labelling.controls["frontend_fake_judge"][0].value = "agree"
+    sent = _focused(viewer)
+    viewer.labelling.controls["string_matching"].disagree.click()
+    assert sent == [viewer.labelling.controls["frontend_fake_judge"].agree]  # the next to label
+    viewer.labelling.controls["frontend_fake_judge"].agree.click()
+    assert sent[-1] is viewer.labelling.next_button  # all labelled: on to the next result
     assert _stored(tmp_path) == {
         ("fails", "string_matching", "ana"): (True, None),
         ("greets", "string_matching", "ana"): (False, None),
         ("greets", "frontend_fake_judge", "ana"): (True, None),
     }
     (label,) = labels(path=tmp_path / "labels.jsonl", check="frontend_fake_judge")
-    assert label.key == result_key(
-        suite_result.results[0]
-    )  # the core labels' key: calibrate reads it
+    # the core labels' key, which calibrate() reads
+    assert label.key == result_key(suite_result.results[0])
 
 
 def test_labels_show_again_on_reopen_with_their_notes(suite_result: SuiteResult, tmp_path):
     viewer = _viewer(suite_result, tmp_path)
     viewer.open(0)
-    toggle, note = viewer.labelling.controls["string_matching"]
-    note.value = "says hello but to whom?"  # typed first (Enter): kept until a choice is made
+    row = viewer.labelling.controls["string_matching"]
+    row.note.value = "says hello but to whom?"  # typed first (Enter): kept until a choice is made
     assert "choose agree or disagree" in viewer.labelling.message.value and not _stored(tmp_path)
-    toggle.value = "disagree"
+    row.disagree.click()
     assert _stored(tmp_path)[("greets", "string_matching", "ana")] == (
         False,
         "says hello but to whom?",
     )
-    note.value = "greets the wrong person"  # a note edited after the choice is stored again
+    row.note.value = "greets the wrong person"  # a note edited after the choice is stored again
     assert _stored(tmp_path)[("greets", "string_matching", "ana")] == (
         False,
         "greets the wrong person",
@@ -87,17 +93,17 @@ def test_labels_show_again_on_reopen_with_their_notes(suite_result: SuiteResult,
 
     again = _viewer(suite_result, tmp_path)  # a new viewer on the same file
     again.open(0)
-    toggle, note = again.labelling.controls["string_matching"]
-    assert toggle.value == "disagree" and note.value == "greets the wrong person"
-    assert again.labelling.controls["frontend_fake_judge"][0].value is None  # not labelled
+    row = again.labelling.controls["string_matching"]
+    assert row.choice == "disagree" and row.note.value == "greets the wrong person"
+    assert again.labelling.controls["frontend_fake_judge"].choice is None  # not labelled
     assert "(1 of 2 labelled)" in again.labelling.title.value
     again.open(1)
-    assert again.labelling.controls["string_matching"][0].value == "agree"
-    assert again.labelling.controls["string_matching"][1].value == ""
+    assert again.labelling.controls["string_matching"].choice == "agree"
+    assert again.labelling.controls["string_matching"].note.value == ""  # the row was reused
 
     other = _viewer(suite_result, tmp_path, labeler="ben")  # another labeler starts blank
     other.open(0)
-    assert other.labelling.controls["string_matching"][0].value is None
+    assert other.labelling.controls["string_matching"].choice is None
     other.label(0, "string_matching", "agree")
     assert _stored(tmp_path)[("greets", "string_matching", "ben")] == (True, None)
     assert _stored(tmp_path)[("greets", "string_matching", "ana")][0] is False
@@ -116,19 +122,19 @@ def test_a_hostile_note_and_check_name_are_escaped_and_secrets_masked(tmp_path):
     panel = viewer.labelling
     head = panel.rows.children[0].children[0].value  # the row's check name, status and reason
     assert "<img" not in head and "&lt;img src=x onerror=alert(1)&gt;" in head
-    toggle, note = panel.controls[hostile_check]
-    note.value = f"{XSS} key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
-    toggle.value = "disagree"
+    row = panel.controls[hostile_check]
+    row.note.value = f"{XSS} key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+    row.disagree.click()
     html = panel.message.value + panel.title.value + viewer._w["detail"].value
     assert "<img" not in html and "<script" not in html
     assert "&lt;script&gt;" in panel.message.value
     (stored,) = labels(path=tmp_path / "labels.jsonl")
     assert stored.check == hostile_check and stored.passed is True
     assert "sk-proj-abcdef" not in stored.note and XSS in stored.note  # kept as text, masked
-    assert "sk-proj-abcdef" not in note.value  # the box shows what was stored
+    assert "sk-proj-abcdef" not in row.note.value  # the box shows what was stored
     reopened = _viewer(result, tmp_path)
     reopened.open(0)
-    assert reopened.labelling.controls[hostile_check][1].value == stored.note  # a value, not HTML
+    assert reopened.labelling.controls[hostile_check].note.value == stored.note  # a value, not HTML
 
 
 def test_next_unlabelled_walks_the_filtered_results_and_moves_the_focus(tmp_path):
@@ -136,8 +142,8 @@ def test_next_unlabelled_walks_the_filtered_results_and_moves_the_focus(tmp_path
     viewer = _viewer(samples.big_suite_result(45), tmp_path, page_size=20)
     sent = _focused(viewer)
     assert viewer.next_unlabelled() == 0  # nothing opened: the first result with a verdict
-    assert sent == [viewer.labelling.controls["check_0"][0]]  # its first toggle
-    viewer.labelling.controls["check_0"][0].value = "agree"
+    assert sent == [viewer.labelling.controls["check_0"].agree]  # its "agree" button
+    viewer.labelling.controls["check_0"].agree.click()
     assert sent[-1] is viewer.labelling.next_button  # every check labelled: on to the next
     viewer.labelling.next_button.click()
     assert viewer.opened == 1
@@ -188,11 +194,11 @@ def test_bad_labels_are_refused_with_a_clear_message(suite_result: SuiteResult, 
         ResultsViewer(suite_result, labels=42)
     long_note = "x" * 5000  # the labels file takes notes of at most 4000 characters
     viewer.open(0)
-    toggle, note = viewer.labelling.controls["string_matching"]
-    note.value = long_note
-    toggle.value = "agree"
+    row = viewer.labelling.controls["string_matching"]
+    row.note.value = long_note
+    row.agree.click()
     assert "at most 4000" in viewer.labelling.message.value  # shown, not raised
-    assert toggle.value is None and note.value == long_note  # put back; the note stays to fix
+    assert row.choice is None and row.note.value == long_note  # nothing chosen; note kept to fix
     assert not (tmp_path / "labels.jsonl").exists()
 
 
@@ -275,8 +281,8 @@ def test_a_hub_evaluation_labels_through_the_hub(monkeypatch):
         ids = [item.extra["result_id"] for item in viewer.items]
         failed = next(i for i, item in enumerate(viewer.items) if item.status == "fail")
         viewer.open(failed)
-        viewer.labelling.controls["string_match"][1].value = "refund answer missing"
-        viewer.labelling.controls["string_match"][0].value = "agree"
+        viewer.labelling.controls["string_match"].note.value = "refund answer missing"
+        viewer.labelling.controls["string_match"].agree.click()
         assert fake.rows[-1] == {
             "result_id": ids[failed],
             "check": "string_match",
@@ -288,8 +294,8 @@ def test_a_hub_evaluation_labels_through_the_hub(monkeypatch):
                           "note": None, "labeler": "carla"})  # fmt: skip
         again = ResultsViewer(evaluation, labeler="carla")
         again.open(failed)
-        assert again.labelling.controls["string_match"][0].value == "agree"
-        assert again.labelling.controls["string_match"][1].value == "refund answer missing"
+        assert again.labelling.controls["string_match"].choice == "agree"
+        assert again.labelling.controls["string_match"].note.value == "refund answer missing"
         assert again.next_unlabelled() == 1 - failed  # the corrupt row is no label
         assert ResultsViewer(evaluation, labeler="dan").labelling.sink.labeler == "dan"
     finally:
@@ -318,4 +324,4 @@ def test_any_object_with_the_three_methods_is_a_sink(suite_result: SuiteResult):
     viewer.label(4, "string_matching", "disagree", note="the output is an attack")
     assert sink.saved == {("hostile output", "string_matching"): (True, "the output is an attack")}
     viewer.open(4)
-    assert viewer.labelling.controls["string_matching"][0].value == "disagree"
+    assert viewer.labelling.controls["string_matching"].choice == "disagree"
