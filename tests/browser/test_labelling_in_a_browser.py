@@ -27,6 +27,8 @@ from .test_quickstart_in_jupyterlab import (
     jupyterlab,  # noqa: F401 (the fixture)
 )
 
+XSS_NOTE = '<img src=x onerror="window.__giskard_xss=3">'
+
 pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(_requirements() is not None, reason=_requirements() or ""),
@@ -170,6 +172,23 @@ def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):  
             page.wait_for_function(
                 "() => document.querySelector('.giskard-labels').textContent"
                 ".includes('every verdict of the results the filters keep is labelled')",
+                timeout=20_000,
+            )
+            # a note: typed in the box, saved with Enter (with the chosen verdict), shown as text
+            note = row("short").get_by_placeholder("note (optional; Enter saves)")
+            note.click()
+            note.press_sequentially(f"ok {XSS_NOTE} dd", delay=20)  # "dd" is no cell deletion
+            note.press("Enter")
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and XSS_NOTE not in labels_file.read_text():
+                time.sleep(0.2)
+            rows = [json.loads(line) for line in labels_file.read_text().splitlines()]
+            assert [
+                r["note"] for r in rows if r["check"] == "short" and r["scenario"] == "refund"
+            ] == [f"ok {XSS_NOTE} dd"]
+            assert page.locator(".jp-Notebook .jp-Cell").count() == 1
+            page.wait_for_function(
+                "() => document.querySelector('.giskard-labels').textContent.includes('note: ok <img')",
                 timeout=20_000,
             )
             panel.screenshot(path=str(artifacts / "labelling.png"))
