@@ -3,11 +3,11 @@ verdict, an agree and a disagree button and an optional note, written through a 
 
 "agree" means the person agrees with the check's verdict, so the stored human verdict is
 ``passed = (the check passed)``; "disagree" stores the opposite. A label already stored shows as
-chosen (its button highlighted, with a tick). Keyboard (JupyterLab and Notebook 7): Enter or Space
-presses the focused button, Tab / Shift+Tab move between the buttons and notes, Enter in a note saves
-it (type the note first, then choose). After a choice the focus moves to the next check to label,
-then to "Next unlabelled", where Enter opens the next result to label with the focus on its first
-"agree" button.
+chosen (its button highlighted, with a tick). Keyboard (in JupyterLab, as the browser test
+checks): Enter or Space presses the focused button, Tab / Shift+Tab move between the buttons and
+notes, Enter in a note saves it (type the note first, then choose). After a choice the focus moves
+to the next check to label, then to "Next unlabelled", where Enter opens the next result to label
+with the focus on its first "agree" button.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ class LabelPanel:
     result and ``write`` for each label, and ``on_label(check, choice, note)`` is called when a
     control changes. ``focused`` is the control the focus was last moved to.
 
-    The rows (``LabelRow``) are made once (``rows``: as many as the most checks with a verdict in ``items``) and
-    reused from result to result: a control must already be on the page for the notebook to move
-    the focus to it (a widget made and focused at once is not drawn yet, and keeps no focus)."""
+    The rows (``LabelRow``) are made once (``rows``: as many as the most checks with a verdict of
+    one result) and reused from result to result: a control must already be on the page for the
+    notebook to move the focus to it (a widget made and focused at once is not drawn yet)."""
 
     def __init__(self, sink: LabelSink, on_label: Any, rows: int = 1):
         import ipywidgets as w
@@ -90,12 +90,13 @@ class LabelPanel:
         if check not in given:
             known = ", ".join(map(repr, given)) or "none"
             raise GiskardValidationError(
-                f"result #{index} has no PASS/FAIL verdict of a check named {str(check)[:200]!r} to "
-                f"label; its checks with a verdict: {known}"
+                f"result #{index} has no PASS/FAIL verdict of a check named "
+                f"{str(check)[:200]!r} to label; its checks with a verdict: {known}"
             )
         if choice not in (AGREE, DISAGREE):
             raise GiskardValidationError(
-                f"choose 'agree' (the check is right) or 'disagree' (it is wrong), not {choice!r:.80}"
+                "choose 'agree' (the check is right) or 'disagree' (it is wrong), "
+                f"not {choice!r:.80}"
             )
         if note is not None and not isinstance(note, str):
             raise GiskardValidationError(f"note must be text or None, got {type(note).__name__}")

@@ -54,7 +54,8 @@ def _field(row: Any, name: str) -> Any:
 
 
 class FileLabelSink:
-    """The core labels file (``LabelStore``) for ``labeler`` (default ``"default"``, as ``label()``).
+    """The core labels file (``LabelStore``) for ``labeler`` (default ``"default"``, as
+    ``label()``).
 
     The file is read once and read again only when it changed on disk, so walking many results for
     the next unlabelled one stays quick."""
@@ -120,8 +121,8 @@ class HubLabelSink:
 
 
 def label_sink(labels: Any, labeler: str | None, hub: Any = None) -> LabelSink | None:
-    """The sink a ResultsViewer writes labels through: ``labels`` itself when it is a sink; the labels
-    file ``labels`` (a path); for a Hub evaluation (``hub``) its Hub; the default labels file when
+    """The sink a ResultsViewer writes labels through: ``labels`` itself when it is a sink; the
+    labels file ``labels`` (a path); for a Hub evaluation (``hub``) its Hub; the default labels file when
     only ``labeler`` is given; else ``None`` (no labelling)."""
     if isinstance(labels, LabelSink):
         return labels

@@ -5,8 +5,9 @@ A notebook runs a small suite and opens its results in ``ResultsViewer(result, l
 labeler="ana")``. The test clicks "disagree" on one check and "agree" on the other (the focus
 follows: to the next check, then to "Next unlabelled"), presses Enter there (the next result opens,
 the focus on its first "agree"), labels it with the keyboard only (Space on the focused "agree", Tab
-then Enter on "disagree"), reading the labels file after each label. The agent's reply carries ``<img onerror>`` and
-``<script>`` payloads: nothing may run. Skipped with the reason without Chromium, playwright or
+then Enter on "disagree"), reading the labels file after each label, and saves a note with Enter.
+The agent's reply and the note carry ``<img onerror>`` and ``<script>`` payloads: nothing may run,
+and typing in the note box triggers no notebook shortcut. Skipped with the reason without Chromium, playwright or
 JupyterLab (``.ci/browser.sh`` installs them).
 """
 
@@ -144,7 +145,8 @@ def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):  
             focus_on(".giskard-next-unlabelled")
             page.keyboard.press("Enter")
             page.wait_for_function(
-                "() => document.querySelector('.giskard-labels').textContent.includes('#1 (0 of 2')",
+                "() => document.querySelector('.giskard-labels').textContent"
+                ".includes('#1 (0 of 2')",
                 timeout=20_000,
             )
             assert row("keyword").locator(".giskard-chosen").count() == 0  # the rows were reused
@@ -188,7 +190,8 @@ def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):  
             ] == [f"ok {XSS_NOTE} dd"]
             assert page.locator(".jp-Notebook .jp-Cell").count() == 1
             page.wait_for_function(
-                "() => document.querySelector('.giskard-labels').textContent.includes('note: ok <img')",
+                "() => document.querySelector('.giskard-labels').textContent"
+                ".includes('note: ok <img')",
                 timeout=20_000,
             )
             panel.screenshot(path=str(artifacts / "labelling.png"))

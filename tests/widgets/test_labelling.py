@@ -30,11 +30,11 @@ def _stored(tmp_path) -> dict[tuple[str, str, str], tuple[bool, str | None]]:
 
 
 def _focused(viewer: ResultsViewer) -> list[Any]:
-    """Record the controls the viewer sends the focus to (the browser test checks the real focus)."""
+    """Record the controls the viewer sends the focus to (the browser test sees the real focus)."""
     sent: list[Any] = []
     panel = viewer.labelling
     original = panel.focus
-    panel.focus = lambda control: (sent.append(control), original(control))  # type: ignore[method-assign]
+    panel.focus = lambda control: (sent.append(control), original(control))
     return sent
 
 
