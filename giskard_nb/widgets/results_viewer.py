@@ -1,52 +1,37 @@
-"""ResultsViewer: filter, page through and open results; relabel a failure's category.
+"""ResultsViewer: filter, page through and open results; relabel a failure's category; label the
+checks' verdicts (agree / disagree, ``widgets/label_panel.py``).
 
 The page's results are a clickable list (clicking a row opens it; the first visible row is selected
 by default). Every control has a method (``filter``, ``next_page``, ``previous_page``, ``open``,
-``relabel``), so the viewer is scriptable and tested without a browser. The index it filters on is built in one pass over
+``relabel``, ``label``, ``next_unlabelled``), so the viewer is scriptable and tested without a browser. The index it filters on is built in one pass over
 the results; a page renders only its own rows, so large result sets stay quick.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
 from giskard_nb.widgets._common import LiveFilters, Quiet, View, badge, error_html, esc
 from giskard_nb.widgets._render import table_html
-from giskard_nb.widgets.viewer_items import ViewerItem, detail_html, item_from_result, row_label
+from giskard_nb.widgets.label_panel import LabelMethods, LabelPanel, verdicts
+from giskard_nb.widgets.label_sink import LabelSink, label_sink
+from giskard_nb.widgets.viewer_items import (
+    ViewerItem,
+    detail_html,
+    is_hub_evaluation,
+    items_of,
+    row_label,
+)
 
 __all__ = ["ResultsViewer", "ViewerItem"]
 
 ALL = "(all)"
 
 
-def _is_hub_evaluation(source: Any) -> bool:
-    # the Hub module is loaded if the source is one of its evaluations (no import of the Hub here)
-    module = sys.modules.get("giskard_nb.hub.models.evaluation")
-    return module is not None and isinstance(source, module.Evaluation)
-
-
-def _items(source: Any) -> list[ViewerItem]:
-    from giskard_nb.core.suite_result import SuiteResult
-
-    if isinstance(source, SuiteResult):
-        return [item_from_result(r) for r in source.results]
-    if isinstance(source, ScenarioResult):
-        return [item_from_result(source)]
-    if isinstance(source, Sequence) and all(isinstance(r, ViewerItem) for r in source):
-        return list(source)
-    if isinstance(source, Sequence) and all(isinstance(r, ScenarioResult) for r in source):
-        return [item_from_result(r) for r in source]
-    raise GiskardValidationError(
-        f"ResultsViewer shows a SuiteResult, a ScenarioResult or a list of them, not "
-        f"{type(source).__name__}"
-    )
-
-
-class ResultsViewer(View):
+class ResultsViewer(View, LabelMethods):
     """Browse results: filter by status, check, failure category, tag and text; page; open one.
 
     ``results``: a SuiteResult, a ScenarioResult, a list of them, or a Hub ``Evaluation`` (its
@@ -54,6 +39,11 @@ class ResultsViewer(View):
 
     ``categories`` are the failure categories offered for relabelling; ``on_relabel(item, category)``
     is called after a relabel (the Hub uses it to store the new label).
+
+    Labelling verdicts: ``labels`` (a labels file, or a ``LabelSink``) and ``labeler`` (your name)
+    add an agree / disagree control per check of the opened result; a Hub evaluation's labels go to
+    the Hub (labeler: the Hub's actor unless given); core results with only ``labeler`` use the
+    default labels file. ``labelling`` is the ``LabelPanel`` (``None`` without labelling).
     """
 
     def __init__(
@@ -63,17 +53,21 @@ class ResultsViewer(View):
         page_size: int = 20,
         categories: Sequence[str] = (),
         on_relabel: Callable[[ViewerItem, str | None], Any] | None = None,
+        labels: str | Path | LabelSink | None = None,
+        labeler: str | None = None,
     ):
         if page_size < 1:
             raise GiskardValidationError(f"page_size must be >= 1, got {page_size!r}")
-        if _is_hub_evaluation(results):  # a stored Hub evaluation: relabels go to the Hub
+        hub = results.hub if is_hub_evaluation(results) else None
+        sink = label_sink(labels, labeler, hub)
+        if hub is not None:  # a stored Hub evaluation: relabels go to the Hub
             from giskard_nb.widgets.viewer_items import evaluation_items
 
             self.items, hub_categories, store = evaluation_items(results.hub, results)
             categories = [*hub_categories, *categories]
             on_relabel = on_relabel or store
         else:
-            self.items = _items(results)
+            self.items = items_of(results)
         self.page_size = page_size
         self.on_relabel = on_relabel
         known = {i.failure_category for i in self.items} - {None}
@@ -82,6 +76,10 @@ class ResultsViewer(View):
         self.page = 0
         self.opened: int | None = None
         self._picking = Quiet()  # true while code sets the list: its selection then opens nothing
+        self.labelling: LabelPanel | None = None
+        if sink is not None:  # as many label rows as the most checks a result has
+            most = max((len(verdicts(item)) for item in self.items), default=0)
+            self.labelling = LabelPanel(sink, self._label_opened, rows=most)
         self._build()
         self._render_page()
 
@@ -160,26 +158,32 @@ class ResultsViewer(View):
         """The index of the result selected in the list (``None`` when no result is visible)."""
         return self._w["pick"].value
 
-    def open(self, index: int) -> str:
-        """Show one result in full (conversation, agent output, every check's reason); returns the HTML.
-        Clicking a row of the list does the same."""
-        if not 0 <= index < len(self.items):
+    def _item(self, index: int) -> ViewerItem:
+        if not isinstance(index, int) or not 0 <= index < len(self.items):
             raise GiskardValidationError(
                 f"no result #{index}: indices go from 0 to {len(self.items) - 1}"
             )
+        return self.items[index]
+
+    def open(self, index: int) -> str:
+        """Show one result in full (conversation, agent output, every check's reason); returns the HTML.
+        Clicking a row of the list does the same."""
+        self._item(index)
         self.opened = index
         if index in dict(self._w["pick"].options).values():
             with self._picking:
                 self._w["pick"].value = index
         self._w["category"].value = self.items[index].failure_category or ""
         self._w["detail"].value = self.detail_html(index)
+        if self.labelling is not None:
+            self.labelling.show(index, self.items[index])
         return self._w["detail"].value
 
     def relabel(self, index: int, category: str | None) -> ViewerItem:
         """Set (or clear, with ``None``) the failure category of result ``index``."""
         if category is not None and not category.strip():
             raise GiskardValidationError("a failure category must be a non-empty string, or None")
-        item = self.items[index]
+        item = self._item(index)
         if category is not None and item.status in ("pass", "skip"):
             raise GiskardValidationError(
                 f"result {index} ({item.name!r}) did not fail (status {item.status}): only a failed "
@@ -292,9 +296,12 @@ class ResultsViewer(View):
                 ww["table"],
                 w.HBox([ww["prev"], ww["page_label"], ww["next"]]),
                 w.HBox([ww["pick"], w.VBox([ww["open"], ww["category"], ww["relabel"]])]),
+                *([self.labelling.widget] if self.labelling is not None else []),
                 ww["detail"],
             ]
         )
+        if self.labelling is not None:
+            self.labelling.next_button.on_click(lambda _: self._guarded(self.next_unlabelled))
         self.widget.add_class("giskard-results-viewer")
 
     def _apply_from_controls(self) -> None:

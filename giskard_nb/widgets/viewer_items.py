@@ -3,12 +3,14 @@ stored Hub evaluation (``evaluation_items``, with the relabel callback that stor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.core.trajectory import trajectory_html
+from giskard_nb.errors import GiskardValidationError
 from giskard_nb.widgets._common import badge, esc
 from giskard_nb.widgets._render import conversation_html, trace_messages
 
@@ -17,7 +19,9 @@ __all__ = [
     "detail_html",
     "evaluation_items",
     "first_words",
+    "is_hub_evaluation",
     "item_from_result",
+    "items_of",
     "row_label",
 ]
 
@@ -126,3 +130,27 @@ def _unnamed(result: Any) -> str:
     said = [m.content for m in result.messages if m.role == "user" and isinstance(m.content, str)]
     words = first_words(said[-1]) if said else ""
     return f"“{words}”" if words else f"test case {result.test_case_id}"
+
+
+def is_hub_evaluation(source: Any) -> bool:
+    # the Hub module is loaded if the source is one of its evaluations (no import of the Hub here)
+    module = sys.modules.get("giskard_nb.hub.models.evaluation")
+    return module is not None and isinstance(source, module.Evaluation)
+
+
+def items_of(source: Any) -> list[ViewerItem]:
+    """The viewer rows of a SuiteResult, a ScenarioResult, or a list of them (or of rows)."""
+    from giskard_nb.core.suite_result import SuiteResult
+
+    if isinstance(source, SuiteResult):
+        return [item_from_result(r) for r in source.results]
+    if isinstance(source, ScenarioResult):
+        return [item_from_result(source)]
+    if isinstance(source, Sequence) and all(isinstance(r, ViewerItem) for r in source):
+        return list(source)
+    if isinstance(source, Sequence) and all(isinstance(r, ScenarioResult) for r in source):
+        return [item_from_result(r) for r in source]
+    raise GiskardValidationError(
+        f"ResultsViewer shows a SuiteResult, a ScenarioResult or a list of them, not "
+        f"{type(source).__name__}"
+    )
