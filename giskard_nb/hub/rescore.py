@@ -22,7 +22,7 @@ from pydantic_core import to_json
 
 from giskard_nb.core.check import Check
 from giskard_nb.core.collector import frozen, paused
-from giskard_nb.core.rescore import _given_checks, with_generator
+from giskard_nb.core.rescore import rescore_result, with_generator
 from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.testcase import TestCaseError, TestCaseResult
 from giskard_nb.errors import GiskardNBError, GiskardValidationError
@@ -121,10 +121,9 @@ class RescoreRun:
             error = TestCaseError(
                 message=str(exc), exception_type=type(exc).__name__, phase="checks"
             )
-            steps = [TestCaseResult(error=error)]
+            scenario_result = original.model_copy(update={"steps": [TestCaseResult(error=error)]})
         else:
-            steps = await _given_checks(original, checks)
-        scenario_result = original.model_copy(update={"steps": steps})
+            scenario_result = await rescore_result(original, checks)
         classified: dict[str, Any] = {}
         if scenario_result.status is CheckStatus.FAIL:
             last = scenario_result.final_trace.last
