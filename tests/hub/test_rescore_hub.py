@@ -78,6 +78,11 @@ def test_rescore_runs_current_or_given_checks_on_stored_replies_without_the_agen
     }
     comparison = hub.evaluations.compare(evaluation_id, given.id)
     assert "2 regressions" in str(comparison) and "2 fixes" in str(comparison)
+    significance = comparison.significance()  # 2 better, 2 worse: no evidence of a change
+    assert (significance.better, significance.worse, significance.significant) == (2, 2, False)
+    assert "sunday is better on 2 cases, worse on 2 (same on 0); the difference is not" in str(
+        comparison
+    )
     assert agent.calls == 4  # never called again
 
 
@@ -170,3 +175,27 @@ def test_calibrate_and_compare_judges_against_labels(mem_hub: Hub, judges) -> No
     )
     assert across.n_labels == 8 and across.scores.agreement == 0.75  # the labels apply to both
     assert agent.calls == 4
+
+
+def test_compare_says_whether_the_change_is_larger_than_the_noise() -> None:
+    from giskard_nb.hub.comparison import CaseChange, EvaluationComparison
+
+    def comparison(pairs: list[tuple[str | None, str | None]]) -> EvaluationComparison:
+        cases = [
+            CaseChange(test_case_id=str(i), before=a, after=b) for i, (a, b) in enumerate(pairs)
+        ]
+        ids = {"before_id": "a", "after_id": "b", "dataset_id": "d"}
+        return EvaluationComparison(**ids, before_name="v1", after_name="v2", cases=cases)
+
+    # 8 fixes, no regression: two-sided sign test p = 2 / 2**8 = 0.0078
+    clear = comparison([("fail", "pass")] * 8 + [("pass", "pass")] * 3 + [("skip", "fail")])
+    test = clear.significance()
+    assert (test.better, test.worse, test.same) == (8, 0, 3) and test.significant
+    assert test.p_value == pytest.approx(2 / 2**8)
+    assert "v2 is better on 8 cases, worse on 0 (same on 3); the difference is significant" in str(
+        clear
+    )
+    noisy = comparison(
+        [("fail", "pass")] * 3 + [("error", "pass"), ("pass", "fail"), (None, "pass")]
+    )
+    assert not noisy.significance().significant and noisy.significance().better == 4
