@@ -199,3 +199,23 @@ def test_compare_says_whether_the_change_is_larger_than_the_noise() -> None:
         [("fail", "pass")] * 3 + [("error", "pass"), ("pass", "fail"), (None, "pass")]
     )
     assert not noisy.significance().significant and noisy.significance().better == 4
+
+
+def test_calibrate_finds_a_check_by_its_kind_and_refuses_other_projects(mem_hub: Hub) -> None:
+    project = mem_hub.projects.create("p")
+    params = {"type": "semantic_similarity", "threshold": 0.5}
+    mem_hub.checks.create(project.id, "similar", "Similar", params=params)
+    case = {"identifier": "similar", "params": {"reference_text": "We are open on Monday."}}
+    dataset = mem_hub.datasets.upload(project.id, [{"question": "q", "checks": [case]}], name="d")
+    evaluation = mem_hub.evaluations.create_local(
+        lambda m: "We are open on Monday.", dataset.id, progress=False
+    )
+    (result,) = evaluation.results()
+    mem_hub.evaluations.results.label(result.id, check="similar", passed=True)
+    report = mem_hub.checks.calibrate(project.id, check="semantic_similarity")  # the kind
+    assert report.check == "similar" and report.n_labels == 1 and report.scores.agreement == 1.0
+    other = mem_hub.projects.create("other")
+    with pytest.raises(GiskardValidationError, match="belongs to another project"):
+        mem_hub.checks.calibrate(other.id, check="similar", evaluation_ids=[evaluation.id])
+    with pytest.raises(GiskardValidationError, match="no evaluation to calibrate against"):
+        mem_hub.checks.calibrate(other.id, check="similar")
