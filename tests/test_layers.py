@@ -79,6 +79,8 @@ _HUB_VIEWS = (
     ("resources.scheduled_evaluations", *_RECORDS),
     *((f"resources.{m}", "frames", "to_dataframe()") for m in ("datasets", "test_cases")),
     ("resources.results", "frames.hub_results", "to_dataframe()"),
+    ("models.label", "frames", "to_dataframe()"),
+    ("judging", "frames", "to_dataframe()"),
     ("resources.results", "frames.tool_calls", "to_dataframe()"),
     ("models.evaluation", "charts", "plot_*()"),
     ("resources.knowledge_bases", "charts.topics", "plot_topics()"),

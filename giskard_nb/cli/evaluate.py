@@ -27,6 +27,7 @@ EXAMPLES = """examples:
   giskard-nb eval --dataset examples/faq.csv --agent giskard_nb.demo.agent:support_agent
   giskard-nb eval --dataset cases.csv --agent my_app.bot:answer --junit junit.xml --csv results.csv
   giskard-nb eval --dataset "$DATASET_ID" --agent "$AGENT_URL" --timeout 20 --max-concurrency 16
+  giskard-nb eval --rescore "$EVALUATION_ID"
 """
 
 
@@ -51,6 +52,15 @@ def add_parser(commands: Any) -> None:
         "--project", help="project for uploaded files and URLs (default: giskard-nb cli)"
     )
     p.add_argument("--name", help="the evaluation's name")
+    p.add_argument(
+        "--rescore",
+        metavar="EVALUATION_ID",
+        help="run the dataset's current checks again on that evaluation's stored replies, into a "
+        "new evaluation (the agent is not called; --dataset/--agent not needed)",
+    )
+    p.add_argument(
+        "--judge", metavar="MODEL", help="with --rescore: the judge model of the LLM checks"
+    )
     p.add_argument("--junit", metavar="PATH", help="write a JUnit XML report (one testcase a case)")
     p.add_argument("--csv", metavar="PATH", help="write the results table as CSV")
     p.add_argument("--raw-csv", action="store_true", help=RAW_CSV_HELP)
@@ -74,6 +84,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-concurrency must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be > 0 seconds")
+    if args.judge and not args.rescore:
+        raise UsageError("--judge goes with --rescore EVALUATION_ID")
+    if args.rescore:
+        if args.dataset or args.agent or args.demo:
+            raise UsageError(
+                "--rescore re-scores a stored evaluation: drop --dataset/--agent/--demo"
+            )
+        return _with_hub(args, _rescore)
     if not args.demo and not args.dataset:
         raise UsageError("give --dataset FILE|ID|NAME (or --demo)")
     if not args.agent and not args.demo:
@@ -82,11 +100,25 @@ def run(args: argparse.Namespace) -> int:
         from giskard_nb.frames import require_parquet
 
         require_parquet()  # before running anything
+    return _with_hub(args, _evaluate)
+
+
+def _with_hub(args: argparse.Namespace, command: Any) -> int:
     hub = open_hub(args)
     try:
-        return _evaluate(hub, args)
+        return command(hub, args)
     finally:
         hub.close()
+
+
+def _rescore(hub: Any, args: argparse.Namespace) -> int:
+    from giskard_nb.cli.lookup import find
+
+    _, source = find(hub, args.rescore, kinds=("evaluation",), what="--rescore")
+    print(f"giskard-nb eval: re-scoring {source.name!r} ({source.id}) in {hub!r}", file=sys.stderr)
+    options = {"progress": not args.no_progress, "generator": args.judge, "name": args.name}
+    evaluation = hub.evaluations.rescore(source.id, **options)
+    return _report(evaluation, args)
 
 
 def _evaluate(hub: Any, args: argparse.Namespace) -> int:
@@ -114,6 +146,11 @@ def _evaluate(hub: Any, args: argparse.Namespace) -> int:
                 f"agent {agent.name!r} and dataset {dataset.name!r} belong to different projects"
             )
         evaluation = hub.evaluations.create(agent.project_id, agent.id, dataset.id, **options)
+    return _report(evaluation, args)
+
+
+def _report(evaluation: Any, args: argparse.Namespace) -> int:
+    """Print the summary and the failures, write the reports; the exit status."""
     sys.stderr.flush()
     print(evaluation.summary())
     results = evaluation.results()

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from giskard_nb.core.scenario_result import ScenarioResult
     from giskard_nb.core.suite_result import SuiteResult
 
-__all__ = ["DEFAULT_RESCORE_CONCURRENCY", "rescore_suite", "with_generator"]
+__all__ = ["DEFAULT_RESCORE_CONCURRENCY", "rescore_result", "rescore_suite", "with_generator"]
 
 DEFAULT_RESCORE_CONCURRENCY = 10
 _STOPPING = (CheckStatus.FAIL, CheckStatus.ERROR)
@@ -61,6 +61,12 @@ async def _given_checks(result: ScenarioResult, checks: Sequence[Check]) -> list
         return [_errored_step(Step(checks=list(checks)), error, trace)]
     last = len(trace.interactions) - 1 if trace.interactions else None
     return [await default_test_case_runner.run_checks(trace, checks, last_interaction_index=last)]
+
+
+async def rescore_result(result: ScenarioResult, checks: Sequence[Check]) -> ScenarioResult:
+    """``result`` with ``checks`` run on its final trace, as one step (a result whose agent call
+    errored keeps that error, its checks skipped): what the Hub's re-score runs per stored result."""
+    return result.model_copy(update={"steps": await _given_checks(result, checks)})
 
 
 def _skipped(checks: Sequence[Check], message: str, index: int | None) -> TestCaseResult:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from giskard_nb.core.pass_rate import PassRate
+from giskard_nb.stats.paired import PairedTest, paired_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,6 +82,22 @@ class EvaluationComparison(BaseModel):
             out[c.change] = out.get(c.change, 0) + 1
         return dict(sorted(out.items()))
 
+    def significance(self, confidence: float = 0.95) -> PairedTest:
+        """Whether ``after`` differs from ``before`` by more than the noise: the exact sign test over
+        the cases judged in both (a pass counts 1, a fail or an error 0; skipped and missing cases
+        left out); ``.sentence()`` says it in words (``giskard_nb.stats.paired_test``)."""
+
+        def value(status: str | None) -> float | None:
+            return None if status in (None, "skip") else float(status == "pass")
+
+        return paired_test(
+            [value(c.before) for c in self.cases],
+            [value(c.after) for c in self.cases],
+            confidence=confidence,
+            old_name=self.before_name,
+            new_name=self.after_name,
+        )
+
     def to_dataframe(self) -> pd.DataFrame:
         """One row per test case: ids, question, before, after (status Categoricals), change."""
         from giskard_nb.frames.hub_records import comparison_frame
@@ -92,7 +109,8 @@ class EvaluationComparison(BaseModel):
         lines = [
             f"{self.before_name!r} → {self.after_name!r}: pass rate {a.percent()} ({a.note()}) → "
             f"{b.percent()} ({b.note()}), "
-            f"{len(self.regressions)} regressions (pass→fail), {len(self.fixes)} fixes (fail→pass)"
+            f"{len(self.regressions)} regressions (pass→fail), {len(self.fixes)} fixes (fail→pass)",
+            f"  {self.significance().sentence()}",
         ]
         for title, group in (("Regressions", self.regressions), ("Fixes", self.fixes)):
             if group:

@@ -35,8 +35,9 @@ __all__ = [
 #: attempts, ``hub_scan_attempts.evidence``, NULL in older rows: their tier is read from their data;
 #: 5: ``hub_evaluation_results.reason``, filled for older rows when the file is opened:
 #: ``fill_result_reasons``; 6: ``hub_evaluation_results.tool_calls``, the trajectory, NULL in older
-#: rows: they were written before tool calls were recorded, read as none).
-TABLE_LAYOUT = 6
+#: rows: they were written before tool calls were recorded, read as none; 7: ``hub_result_labels``,
+#: human labels on check verdicts, a new table: empty in an older file).
+TABLE_LAYOUT = 7
 
 _BATCH = 1000
 logger = logging.getLogger(__name__)

@@ -26,6 +26,7 @@ __all__ = [
     "projects",
     "record_table",
     "result_index_columns",
+    "result_labels",
     "results",
     "run_owner_columns",
     "test_cases",
@@ -160,6 +161,21 @@ results = record_table(
     sa.Index(
         "ix_hub_results_order", "evaluation_id", "created_at", "id"
     ),  # listing order (layout 3)
+)
+
+#: Human labels on check verdicts (table layout 7): one person's verdict on one check of one result.
+#: ``key`` (the conversation digest, ``core.labels.result_key``) lets a label apply to every result of the same
+#: conversation: its re-scores and repeats.
+result_labels = record_table(
+    "result_labels",
+    sa.Column("project_id", sa.String(36), nullable=False),
+    sa.Column("evaluation_id", sa.String(36), _fk("hub_evaluations"), nullable=False, index=True),
+    sa.Column(
+        "result_id", sa.String(36), _fk("hub_evaluation_results"), nullable=False, index=True
+    ),
+    sa.Column("key", sa.String(32), nullable=False, index=True),
+    sa.Column("check", sa.String(200), nullable=False),
+    sa.Column("labeler", sa.String(200), nullable=False),
 )
 
 audit_log = sa.Table(

@@ -45,6 +45,11 @@ class Evaluation(HubRecord):
     counts: dict[str, int] = Field(default_factory=dict)
     failure_categories: dict[str, int] = Field(default_factory=dict)
     error: str | None = None
+    #: The evaluation this one re-scored (``hub.evaluations.rescore``): same replies, checks run again.
+    rescored_from: str | None = None
+    #: How it was re-scored: the judge model given (a model name) and whether checks were given.
+    rescore_generator: str | None = None
+    rescore_given_checks: bool = False
 
     @property
     def rate(self) -> PassRate:

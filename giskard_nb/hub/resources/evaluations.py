@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import Any, Literal
 
+from giskard_nb.core.check import Check
 from giskard_nb.core.collector import paused
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
@@ -157,6 +158,8 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         """Run only the test cases that have no result yet (after an interruption). A local
         evaluation needs its ``agent`` function again."""
         evaluation = self.retrieve(evaluation_id)
+        if evaluation.rescored_from is not None:  # a re-score: re-score what is missing
+            return await self._rescore(evaluation, None, classifier, progress, on_result)
         return await self._run(
             evaluation, agent, classifier, progress, only="missing", on_result=on_result
         )
@@ -179,6 +182,43 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         )
 
     rerun_errored = sync_twin(arerun_errored)
+
+    async def arescore(
+        self,
+        evaluation_id: str,
+        *,
+        checks: Sequence[Check] | None = None,
+        generator: Any = None,
+        name: str | None = None,
+        classifier: Classifier = "auto",
+        progress: bool = True,
+        on_result: OnResult | None = None,
+    ) -> Evaluation:
+        """Run checks again on the stored conversations and replies of an evaluation, without
+        calling the agent, into a new evaluation linked to it (``rescored_from``): the dataset's
+        current checks, or ``checks`` (for every result), with ``generator`` (a model name or a
+        Generator) as the judge of the checks that have one. See ``giskard_nb.hub.rescore``."""
+        from giskard_nb.hub.rescore import given_checks
+
+        source = self.retrieve(evaluation_id)
+        given = given_checks(checks, generator)
+        model = generator if isinstance(generator, str) else getattr(generator, "model", None)
+        data = {
+            **source.model_dump(
+                include={"project_id", "dataset_id", "agent_id", "agent_name", "local", "tags"}
+            ),
+            "name": name or f"{source.name} (re-scored{' by ' + model if model else ''})",
+            "max_concurrency": source.max_concurrency,
+            "rescored_from": source.id,
+            "rescore_generator": model,
+            "rescore_given_checks": given is not None,
+            "n_test_cases": len(self.store.statuses(source.id)),
+            "started_at": utcnow(),
+        }
+        target = self._create(build(Evaluation, data, "evaluation"))
+        return await self._rescore(target, given, classifier, progress, on_result, generator)
+
+    rescore = sync_twin(arescore)
 
     # -- reading -------------------------------------------------------------------------------------
 
@@ -223,6 +263,20 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
             )
 
     # -- internals -----------------------------------------------------------------------------------
+
+    async def _rescore(
+        self,
+        target: Evaluation,
+        checks: list[Check] | None,
+        classifier: Classifier,
+        progress: bool,
+        on_result: OnResult | None,
+        generator: Any = None,
+    ) -> Evaluation:
+        from giskard_nb.hub.rescore import rescore_into
+
+        options = {"progress": progress, "on_result": on_result, "generator": generator}
+        return await rescore_into(self._store, self.store, target, checks, classifier, **options)
 
     def _new(
         self, project_id: str, dataset_id: str, name: str, **fields: Any

@@ -19,8 +19,10 @@ from giskard_nb.errors import GiskardValidationError, HubError
 from giskard_nb.hub import schema
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.models.evaluation import EvaluationResult
+from giskard_nb.hub.models.label import HubLabel, HubLabelList
 from giskard_nb.hub.models.project import FailureCategory
 from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.resources.labels import LabelsResource
 from giskard_nb.hub.result_rows import (
     FRAME_COLUMNS,
     check_rows,
@@ -105,6 +107,7 @@ class ResultsResource(Resource[EvaluationResult]):
         super().__init__(store)
         self._runs = runs
         self._projects: dict[str, str | None] = {}  # evaluation id -> project id (for the audit)
+        self._labels = LabelsResource(store)
 
     def list(
         self,
@@ -163,6 +166,43 @@ class ResultsResource(Resource[EvaluationResult]):
     ) -> EvaluationResult:
         """``update(result_id, failure_category=...)``: give a result another failure category."""
         return self.update(result_id, failure_category=failure_category)
+
+    # -- human labels (giskard_nb.hub.resources.labels) ------------------------------------------------
+
+    def label(
+        self,
+        result_id: str,
+        *,
+        check: str,
+        passed: bool,
+        note: str | None = None,
+        labeler: str | None = None,
+    ) -> HubLabel:
+        """Record a person's verdict on check ``check`` of a result: ``passed`` is what the check
+        should have said. ``labeler`` defaults to the Hub's actor; labelling again replaces that
+        labeler's label. Audited; the note is stored with credentials masked."""
+        result = self.retrieve(result_id)
+        project_id = self._store.resources.evaluations.retrieve(result.evaluation_id).project_id
+        return self._labels.add(
+            result, project_id, check=check, passed=passed, note=note, labeler=labeler
+        )
+
+    def labels(
+        self,
+        evaluation_id: str | None = None,
+        *,
+        result_id: str | None = None,
+        check: str | None = None,
+        labeler: str | None = None,
+    ) -> HubLabelList:
+        """The labels of an evaluation, a result, a check and/or a labeler (``.to_dataframe()``)."""
+        return self._labels.find(
+            evaluation_id=evaluation_id, result_id=result_id, check=check, labeler=labeler
+        )
+
+    def delete_label(self, label_id: str) -> None:
+        """Delete a label (audited)."""
+        self._labels.delete(label_id)
 
     def to_dataframe(self, evaluation_id: str, level: Level = "results") -> pd.DataFrame:
         """One row per result (``"results"``), per check result (``"checks"``) or per tool call
