@@ -302,6 +302,42 @@ def test_a_hub_evaluation_labels_through_the_hub(monkeypatch):
         hub.close()
 
 
+def test_the_viewer_labels_into_the_real_hub_and_calibration_reads_them():
+    hub = Hub(":memory:", actor="carla")
+    try:
+        project = hub.projects.create("support")
+        check = {"identifier": "string_match", "params": {"keyword": "Monday"}}
+        dataset = hub.datasets.upload(
+            project.id,
+            [{"messages": "hours?", "checks": [check]}, {"messages": "open?", "checks": [check]}],
+            name="faq",
+        )
+        replies = iter(["Open Monday", "We are open every weekday"])
+        evaluation = hub.evaluations.create_local(
+            lambda messages: next(replies), dataset.id, name="v1", progress=False, max_concurrency=1
+        )
+        viewer = ResultsViewer(evaluation)
+        assert isinstance(viewer.labelling.sink, HubLabelSink)
+        failed = next(i for i, item in enumerate(viewer.items) if item.status == "fail")
+        viewer.open(failed)
+        viewer.labelling.controls["string_match"].disagree.click()  # the human says it is right
+        viewer.open(1 - failed)
+        viewer.labelling.controls["string_match"].agree.click()
+        stored = hub.evaluations.results.labels(evaluation_id=evaluation.id)
+        assert sorted((label.passed, label.labeler) for label in stored) == [
+            (True, "carla"),
+            (True, "carla"),
+        ]
+        again = ResultsViewer(evaluation)
+        again.open(failed)
+        assert again.labelling.controls["string_match"].choice == "disagree"
+        report = hub.checks.calibrate(project.id, check="string_match")
+        assert (report.scores.n, report.scores.agreement) == (2, 0.5)
+        assert report.verdict == "needs more labels"
+    finally:
+        hub.close()
+
+
 def test_any_object_with_the_three_methods_is_a_sink(suite_result: SuiteResult):
     class Memory:
         def __init__(self) -> None:
