@@ -147,9 +147,7 @@ async def test_results_are_stored_before_the_run_ends(shared, marks, mem_hub):
     assert evaluation.status == "finished" and evaluation.counts["pass"] == 2
 
 
-async def test_an_interrupted_evaluation_resumes_with_nothing_lost_or_twice(
-    shared, marks, mem_hub
-):
+async def test_an_interrupted_evaluation_resumes_with_nothing_lost_or_twice(shared, marks, mem_hub):
     texts = ["a", "b", "gate:r1", "gate:r2", "c", "d", "e"]
     dataset = dataset_of(mem_hub, *[case(t, "OPEN" if "gate" in t else t.upper()) for t in texts])
     executor, factory = shared
@@ -190,9 +188,7 @@ async def test_a_scan_on_actors_is_stored_as_a_local_scan(shared, mem_hub):
         "generator": None,
         "progress": False,
     }
-    local = await mem_hub.scans.acreate(
-        project.id, agent=functools.partial(reply, None), **options
-    )
+    local = await mem_hub.scans.acreate(project.id, agent=functools.partial(reply, None), **options)
     executor, factory = shared
     seen = []
     remote = await mem_hub.scans.acreate(
