@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from giskard_nb.cli._common import UsageError, add_hub_options, open_hub, project_for, resolve_agent
+from giskard_nb.cli.ray_opts import add_ray_options, factory_agent, ray_agent, ray_executor
 from giskard_nb.cli.reports import RAW_CSV_HELP, print_failures, write_junit
 
 __all__ = ["add_parser", "run"]
@@ -27,6 +28,7 @@ EXAMPLES = """examples:
   giskard-nb eval --dataset examples/faq.csv --agent giskard_nb.demo.agent:support_agent
   giskard-nb eval --dataset cases.csv --agent my_app.bot:answer --junit junit.xml --csv results.csv
   giskard-nb eval --dataset "$DATASET_ID" --agent "$AGENT_URL" --timeout 20 --max-concurrency 16
+  giskard-nb eval --dataset examples/faq.csv --agent my_app.bot:answer --ray 2
 """
 
 
@@ -65,6 +67,7 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="exit 0 even when no case ran a check (by default that is exit 1: nothing was tested)",
     )
+    add_ray_options(p, "test cases")
     add_hub_options(p)
     p.set_defaults(run=run)
 
@@ -76,22 +79,27 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be > 0 seconds")
     if not args.demo and not args.dataset:
         raise UsageError("give --dataset FILE|ID|NAME (or --demo)")
-    if not args.agent and not args.demo:
+    if not args.agent and not args.agent_factory and not args.demo:
         raise UsageError("give --agent module:function, an http(s) URL or a registered agent")
+    ray = ray_agent(args)  # before anything is stored
     if args.parquet:
         from giskard_nb.frames import require_parquet
 
         require_parquet()  # before running anything
     hub = open_hub(args)
     try:
-        return _evaluate(hub, args)
+        return _evaluate(hub, args, ray)
     finally:
         hub.close()
 
 
-def _evaluate(hub: Any, args: argparse.Namespace) -> int:
+def _evaluate(hub: Any, args: argparse.Namespace, ray: Any = None) -> int:
     project, dataset = _dataset(hub, args)
-    if args.agent:
+    if ray is not None:
+        kind, agent = "ray", ray
+    elif args.agent_factory:
+        kind, agent = "local", factory_agent(args)
+    elif args.agent:
         kind, agent = resolve_agent(hub, project, args.agent, timeout=args.timeout)
     else:
         from giskard_nb.demo.agent import support_agent
@@ -106,7 +114,12 @@ def _evaluate(hub: Any, args: argparse.Namespace) -> int:
         options["name"] = args.name
     print(f"giskard-nb eval: {dataset.name!r} ({dataset.id}) in {hub!r}", file=sys.stderr)
     _describe(hub, dataset)
-    if kind == "local":
+    if kind == "ray":
+        with ray_executor(args) as executor:  # the actors, and the local Ray it started, stop after
+            evaluation = hub.evaluations.create_local(
+                agent, dataset.id, executor=executor, agent_name=agent.name, **options
+            )
+    elif kind == "local":
         evaluation = hub.evaluations.create_local(agent, dataset.id, **options)
     else:
         if agent.project_id != dataset.project_id:
