@@ -54,8 +54,7 @@ def add_ray_options(parser: Any, what: str) -> None:
 class ImportedAgent:
     """The agent factory the actors call: import ``spec`` (``module:function``, with ``path``, the
     folder the command ran in, importable) and return the function, or what calling it returns
-    (``call``: an ``--agent-factory``). Pickled by reference: cheap to send, equal for the same
-    spec (the executor keeps its actors)."""
+    (``call``: an ``--agent-factory``). Pickled by reference: cheap to send."""
 
     def __init__(self, spec: str, *, call: bool, path: str | None = None):
         self.spec, self.call, self.path = spec, call, path
@@ -70,16 +69,6 @@ class ImportedAgent:
         flag = "--agent-factory" if self.call else "--agent"
         function = import_function(self.spec, flag=flag)
         return function() if self.call else function
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ImportedAgent) and (other.spec, other.call, other.path) == (
-            self.spec,
-            self.call,
-            self.path,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.spec, self.call, self.path))
 
     def __repr__(self) -> str:
         return f"ImportedAgent({self.spec!r}, call={self.call})"

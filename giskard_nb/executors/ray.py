@@ -136,7 +136,7 @@ class RayExecutor:
             )
         ray = import_ray()
         self._connect(ray)
-        if self._pool is None or self._pool.factory != agent_factory:  # a wrapper may compare equal
+        if self._pool is None or self._pool.factory is not agent_factory:
             if self._pool is not None:
                 self._pool.kill_all()
                 self._pool = None
