@@ -179,6 +179,19 @@ async def test_an_interrupted_evaluation_resumes_with_nothing_lost_or_twice(shar
     assert kept <= {r.id for r in results}  # the first run's results kept as they were
 
 
+async def test_checks_run_on_the_actors_when_the_executor_says_so(ray_local, marks, mem_hub):
+    dataset = dataset_of(mem_hub, case("hello", "HELLO"), case("sys", "nope"))
+    factory = functools.partial(build_agent, str(marks))
+    with RayExecutor(num_actors=1, num_cpus_per_actor=0.5, checks_on="actors") as executor:
+        evaluation = await mem_hub.evaluations.acreate_local(
+            factory, dataset.id, executor=executor, progress=False
+        )
+    results = {r.agent_output.content: r for r in evaluation.results()}
+    assert results["HELLO"].status == "pass" and results["SYS"].status == "fail"
+    assert results["SYS"].reply_role == "system"
+    assert "keyword" in results["SYS"].reason
+
+
 async def test_a_scan_on_actors_is_stored_as_a_local_scan(shared, mem_hub):
     project = mem_hub.projects.create("ray scan")
     options = {
