@@ -15,6 +15,10 @@ in batches, on a worker thread, each batch in one transaction through the evalua
 process killed all but those of its last ``BATCH_SECONDS``, and ``hub.evaluations.resume`` runs only
 the rest. ``on_result`` is called with each result once it is stored. While the run goes on, the
 session's objects are kept out of the garbage collector's scans (``giskard_nb.core.collector.frozen``).
+
+Given an ``executor`` (``RayExecutor``), the scenarios are played on its workers instead, against the
+agent the factory builds there (``giskard_nb.hub.evaluation_remote``); their results come back here and
+take the same path (classification, ledger, ``on_result``).
 """
 
 from __future__ import annotations
