@@ -217,6 +217,43 @@ async def test_a_scan_on_actors_is_stored_as_a_local_scan(shared, mem_hub):
     assert len(seen) == len(verdicts(remote))  # each attempt reported once it was stored
 
 
+async def test_an_interrupted_scan_resumes_on_actors(shared, mem_hub):
+    project = mem_hub.projects.create("ray scan resume")
+    options = {"probe_ids": ["injection.direct_override"], "max_attempts_per_probe": 3}
+    calls = 0
+
+    async def first_then_hang(messages):
+        nonlocal calls
+        calls += 1
+        if calls > 1:
+            await asyncio.Event().wait()  # never set: the scan is interrupted meanwhile
+        return reply(None, messages)
+
+    seen = []
+    task = asyncio.create_task(
+        mem_hub.scans.acreate(
+            project.id, agent=first_then_hang, judge=None, generator=None, progress=False,
+            max_concurrency=1, on_attempt=seen.append, **options,
+        )
+    )  # fmt: skip
+    while not seen:
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (scan,) = mem_hub.scans.list(project_id=project.id)
+    assert scan.status == "interrupted"
+    executor, factory = shared
+    resumed = await mem_hub.scans.aresume(
+        scan.id, executor=executor, agent_factory=factory, judge=None, generator=None,
+        progress=False,
+    )  # fmt: skip
+    attempts = mem_hub.scans.attempts.list(scan_id=scan.id)
+    assert resumed.status == "finished" and len(attempts) == 3
+    assert len({a.attack_id for a in attempts}) == 3  # none twice
+    assert seen[0].id in {a.id for a in attempts}  # the first run's attempt kept
+
+
 async def test_bad_arguments_are_clear_errors(mem_hub, monkeypatch):
     dataset = dataset_of(mem_hub, case("a", "A"))
     executor = RayExecutor(num_actors=1)
