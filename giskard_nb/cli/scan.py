@@ -205,7 +205,9 @@ def _scan(hub: Any, args: argparse.Namespace) -> int:
     report = scan.report()
     say(report.report())  # agent text quoted in findings: without terminal controls
     if args.sarif:
-        report.to_sarif(args.sarif, agent_name=args.agent or "demo support agent")
+        report.to_sarif(
+            args.sarif, agent_name=args.agent or args.agent_factory or "demo support agent"
+        )
         print(f"SARIF report: {args.sarif}", file=sys.stderr)
     reasons = _failures(scan, report, args)
     print(f"\nscan {scan.id} ({scan.status}): grade {scan.grade or 'none'}")
