@@ -52,3 +52,43 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(SHARED_DATA_MISSING.format(path=SHARED_DATA))
     return SHARED_DATA
+
+
+#: Why the Ray tests are skipped.
+NO_RAY = "Ray is not installed: pip install 'giskard-nb[ray]' to run the Ray tests"
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One local Ray instance (2 CPUs, no dashboard) for every Ray test of the session: starting one
+    costs 10-20 s here. Skips when Ray is not installed; reuses an instance already running."""
+    ray = pytest.importorskip("ray", reason=NO_RAY)
+    started = False
+    if not ray.is_initialized():
+        for attempt in (1, 2):  # a Ray node can time out starting on a machine busy with other work
+            try:
+                ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+                started = True
+                break
+            except Exception as exc:
+                ray.shutdown()
+                if attempt == 2:
+                    pytest.fail(f"a local Ray instance did not start (twice): {exc}")
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def ray_local(request: pytest.FixtureRequest, ray_session):
+    """The session's Ray, with the test module (and the modules named by its ``RAY_BY_VALUE``)
+    pickled by value: the actors need not import the tests."""
+    from ray import cloudpickle
+
+    names = [request.module.__name__, *getattr(request.module, "RAY_BY_VALUE", ())]
+    modules = [sys.modules[name] for name in names]
+    for module in modules:
+        cloudpickle.register_pickle_by_value(module)
+    yield ray_session
+    for module in modules:
+        cloudpickle.unregister_pickle_by_value(module)

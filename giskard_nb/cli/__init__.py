@@ -1,5 +1,6 @@
 """The ``giskard-nb`` command line: ``eval``, ``scan``, ``hub``, ``report``/``view`` and ``scheduler``
-(one module each), the top layer. May import: errors, core, frames, scan, hub, report and demo.
+(one module each), the top layer. May import: errors, core, executors, frames, scan, hub, report and
+demo.
 
 Exit status: 0 when everything passed, 1 when a test case failed or errored, or a scan has a confirmed
 finding at or above ``--fail-on``, a grade below ``--fail-under`` or is incomplete (see ``giskard-nb

@@ -49,24 +49,25 @@ def project_for(hub: Any, name: str | None) -> Any:
     return found[0] if found else hub.projects.create(name)
 
 
-def import_function(spec: str) -> Callable[..., Any]:
-    """``package.module:function`` (the current folder is importable, as with ``python -m``)."""
+def import_function(spec: str, *, flag: str = "--agent") -> Callable[..., Any]:
+    """``package.module:function`` (the current folder is importable, as with ``python -m``);
+    ``flag``: the option that gave it, for messages."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise UsageError(f"--agent {spec!r}: give module:function, an http(s) URL or an agent name")
+        raise UsageError(f"{flag} {spec!r}: give module:function, an http(s) URL or an agent name")
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
         target: Any = importlib.import_module(module_name)
     except ImportError as exc:
-        raise UsageError(f"--agent {spec!r}: cannot import {module_name!r} ({exc})") from None
+        raise UsageError(f"{flag} {spec!r}: cannot import {module_name!r} ({exc})") from None
     for part in attr.split("."):
         try:
             target = getattr(target, part)
         except AttributeError:
-            raise UsageError(f"--agent {spec!r}: {module_name} has no {attr!r}") from None
+            raise UsageError(f"{flag} {spec!r}: {module_name} has no {attr!r}") from None
     if not callable(target):
-        raise UsageError(f"--agent {spec!r}: {attr!r} is not a function")
+        raise UsageError(f"{flag} {spec!r}: {attr!r} is not a function")
     return target
 
 

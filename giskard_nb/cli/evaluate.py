@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from giskard_nb.cli._common import UsageError, add_hub_options, open_hub, project_for, resolve_agent
+from giskard_nb.cli.ray_opts import add_ray_options, factory_agent, ray_agent, ray_executor
 from giskard_nb.cli.reports import RAW_CSV_HELP, print_failures, write_junit
 
 __all__ = ["add_parser", "run"]
@@ -28,6 +29,7 @@ EXAMPLES = """examples:
   giskard-nb eval --dataset cases.csv --agent my_app.bot:answer --junit junit.xml --csv results.csv
   giskard-nb eval --dataset "$DATASET_ID" --agent "$AGENT_URL" --timeout 20 --max-concurrency 16
   giskard-nb eval --rescore "$EVALUATION_ID"
+  giskard-nb eval --dataset examples/faq.csv --agent my_app.bot:answer --ray 2
 """
 
 
@@ -75,6 +77,7 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="exit 0 even when no case ran a check (by default that is exit 1: nothing was tested)",
     )
+    add_ray_options(p, "test cases")
     add_hub_options(p)
     p.set_defaults(run=run)
 
@@ -94,19 +97,20 @@ def run(args: argparse.Namespace) -> int:
         return _with_hub(args, _rescore)
     if not args.demo and not args.dataset:
         raise UsageError("give --dataset FILE|ID|NAME (or --demo)")
-    if not args.agent and not args.demo:
+    if not args.agent and not args.agent_factory and not args.demo:
         raise UsageError("give --agent module:function, an http(s) URL or a registered agent")
+    ray = ray_agent(args)  # before anything is stored
     if args.parquet:
         from giskard_nb.frames import require_parquet
 
         require_parquet()  # before running anything
-    return _with_hub(args, _evaluate)
+    return _with_hub(args, _evaluate, ray)
 
 
-def _with_hub(args: argparse.Namespace, command: Any) -> int:
+def _with_hub(args: argparse.Namespace, command: Any, *extra: Any) -> int:
     hub = open_hub(args)
     try:
-        return command(hub, args)
+        return command(hub, args, *extra)
     finally:
         hub.close()
 
@@ -121,9 +125,13 @@ def _rescore(hub: Any, args: argparse.Namespace) -> int:
     return _report(evaluation, args)
 
 
-def _evaluate(hub: Any, args: argparse.Namespace) -> int:
+def _evaluate(hub: Any, args: argparse.Namespace, ray: Any = None) -> int:
     project, dataset = _dataset(hub, args)
-    if args.agent:
+    if ray is not None:
+        kind, agent = "ray", ray
+    elif args.agent_factory:
+        kind, agent = "local", factory_agent(args)
+    elif args.agent:
         kind, agent = resolve_agent(hub, project, args.agent, timeout=args.timeout)
     else:
         from giskard_nb.demo.agent import support_agent
@@ -138,7 +146,12 @@ def _evaluate(hub: Any, args: argparse.Namespace) -> int:
         options["name"] = args.name
     print(f"giskard-nb eval: {dataset.name!r} ({dataset.id}) in {hub!r}", file=sys.stderr)
     _describe(hub, dataset)
-    if kind == "local":
+    if kind == "ray":
+        with ray_executor(args) as executor:  # the actors, and the local Ray it started, stop after
+            evaluation = hub.evaluations.create_local(
+                agent, dataset.id, executor=executor, agent_name=agent.name, **options
+            )
+    elif kind == "local":
         evaluation = hub.evaluations.create_local(agent, dataset.id, **options)
     else:
         if agent.project_id != dataset.project_id:

@@ -26,6 +26,7 @@ from typing import Any
 
 from giskard_nb.cli._common import UsageError, add_hub_options, open_hub, project_for, resolve_agent
 from giskard_nb.cli.output import say
+from giskard_nb.cli.ray_opts import add_ray_options, factory_agent, ray_agent, ray_executor
 
 __all__ = ["add_parser", "confirmed", "run"]
 
@@ -38,6 +39,7 @@ EXAMPLES = """examples:
   giskard-nb scan --agent my_app.bot:answer --system-prompt system_prompt.txt --secret STAFF-2024 --max-attempts 2
   giskard-nb scan --agent "$AGENT_URL" --categories prompt_injection --budget 0.50 --sarif scan.sarif
   giskard-nb scan --list-categories
+  giskard-nb scan --agent my_app.bot:answer --categories prompt_injection --ray 2 --fail-on none
 """
 
 
@@ -92,6 +94,7 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--project", help="project of the scan (default: giskard-nb cli)")
     p.add_argument("--name", help="the scan's name")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_ray_options(p, "attacks")
     add_hub_options(p)
     p.set_defaults(run=run)
 
@@ -173,11 +176,16 @@ def _agent_name(agent: Any) -> str:
 
 
 def _scan(hub: Any, args: argparse.Namespace) -> int:
-    if not args.agent and not args.demo:
+    if not args.agent and not args.agent_factory and not args.demo:
         raise UsageError("give --agent module:function, an http(s) URL or a registered agent")
     options = _options(args)
+    ray = ray_agent(args)  # before anything is stored
     project = project_for(hub, args.project)
-    if args.agent:
+    if ray is not None:
+        kind, agent = "ray", ray  # built on the actors: the profile comes from the flags alone
+    elif args.agent_factory:
+        kind, agent = "local", factory_agent(args)
+    elif args.agent:
         kind, agent = resolve_agent(hub, project, args.agent, timeout=args.timeout)
     else:
         from giskard_nb.demo.agent import support_agent
@@ -186,7 +194,10 @@ def _scan(hub: Any, args: argparse.Namespace) -> int:
     profile = _profile(args, agent)
     if profile is not None:
         options["profile"] = profile
-    if kind == "local":
+    if kind == "ray":
+        with ray_executor(args) as executor:  # the actors, and the local Ray it started, stop after
+            scan = hub.scans.create(project.id, executor=executor, agent_factory=agent, **options)
+    elif kind == "local":
         scan = hub.scans.create(project.id, agent=agent, **options)
     else:
         scan = hub.scans.create(agent.project_id, agent_id=agent.id, **options)
@@ -194,7 +205,9 @@ def _scan(hub: Any, args: argparse.Namespace) -> int:
     report = scan.report()
     say(report.report())  # agent text quoted in findings: without terminal controls
     if args.sarif:
-        report.to_sarif(args.sarif, agent_name=args.agent or "demo support agent")
+        report.to_sarif(
+            args.sarif, agent_name=args.agent or args.agent_factory or "demo support agent"
+        )
         print(f"SARIF report: {args.sarif}", file=sys.stderr)
     reasons = _failures(scan, report, args)
     print(f"\nscan {scan.id} ({scan.status}): grade {scan.grade or 'none'}")

@@ -1,8 +1,9 @@
 """The local Hub: projects, agents, datasets and test cases, checks, evaluations, scans, knowledge
 bases, schedules, tasks and an audit log, stored in an embedded SQLite database (or PostgreSQL): a
 storage envelope around the engines below it. Start with ``Hub()``. May import: errors, config, stats,
-secrets, core, llm, checks, otel, kb, scan, dataset_generation, input_generators and schedule;
-frames and charts sit above it, imported lazily by its ``to_dataframe()`` and ``plot_*()`` conveniences.
+secrets, core, executors, llm, checks, otel, kb, scan, dataset_generation, input_generators and
+schedule; frames and charts sit above it, imported lazily by its ``to_dataframe()`` and ``plot_*()``
+conveniences.
 
 The store seam: ``Hub`` builds one ``Store`` (``hub/store.py``: the database, the actor, the secrets
 file, the audit writer, and the other resources through their public methods only) and hands it to

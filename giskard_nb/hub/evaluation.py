@@ -15,6 +15,10 @@ in batches, on a worker thread, each batch in one transaction through the evalua
 process killed all but those of its last ``BATCH_SECONDS``, and ``hub.evaluations.resume`` runs only
 the rest. ``on_result`` is called with each result once it is stored. While the run goes on, the
 session's objects are kept out of the garbage collector's scans (``giskard_nb.core.collector.frozen``).
+
+Given an ``executor`` (``RayExecutor``), the scenarios are played on its workers instead, against the
+agent the factory builds there (``giskard_nb.hub.evaluation_remote``); their results come back here and
+take the same path (classification, ledger, ``on_result``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from giskard_nb.core.agent_convention import agent_input
 from giskard_nb.core.check import Check
 from giskard_nb.core.collector import frozen
 from giskard_nb.core.interaction import Interaction, Trace
+from giskard_nb.core.missing import MISSING
 from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
@@ -144,6 +149,7 @@ class EvaluationRun:
         progress: bool = True,
         replace: bool = False,
         on_result: OnResult | None = None,
+        executor: Any = None,
     ):
         self.store = store
         self.evaluation = evaluation
@@ -155,7 +161,12 @@ class EvaluationRun:
         self._cases: list[HubTestCase] = []
         self._unbuilt: list[EvaluationResult] = []  # test cases whose checks cannot be built
         self._roles: dict[str, str] = {}  # test case id -> role of a reply not from "assistant"
-        self._outputs = agent_outputs(agent, self._roles)  # one function: one signature check
+        #: With an executor, ``agent`` is the factory its workers call (``hub.evaluation_remote``)
+        #: and the scenarios leave their outputs to the agent a worker plays them against.
+        self.executor = executor
+        self._outputs = (  # one function: one signature check
+            MISSING if executor is not None else agent_outputs(agent, self._roles)
+        )
         self._started: dict[str, Any] = {}  # test case id -> when a worker started it
         self.ledger = EvaluationRows(store, evaluation, replace=replace, on_result=on_result)
 
@@ -179,13 +190,16 @@ class EvaluationRun:
                 for result in self._unbuilt:
                     await ledger.add(result)
                 scenarios = (self._scenario(case, checks) for case, checks in runnable)
-                await run_scenarios(  # each scenario is built when a worker pulls it
-                    scenarios,
-                    max_concurrency=self.evaluation.max_concurrency,
-                    timeout=self.evaluation.timeout,
-                    on_result=self._finished,
-                    size=len(runnable),
-                )
+                if self.executor is not None:
+                    await self._run_remote(scenarios)
+                else:
+                    await run_scenarios(  # each scenario is built when a worker pulls it
+                        scenarios,
+                        max_concurrency=self.evaluation.max_concurrency,
+                        timeout=self.evaluation.timeout,
+                        on_result=self._finished,
+                        size=len(runnable),
+                    )
                 await ledger.close()  # stores and reports what is left
         except BaseException as exc:
             await ledger.stop()  # every finished result is stored before the run stops
@@ -208,6 +222,14 @@ class EvaluationRun:
                     raise exc from None
                 raise storage from None
             raise
+
+    async def _run_remote(self, scenarios: Any) -> None:
+        from giskard_nb.hub.evaluation_remote import run_on_executor
+
+        await run_on_executor(
+            self.executor, self.agent, scenarios, self._finished, timeout=self.evaluation.timeout,
+            roles=self._roles, name=self.evaluation.agent_name,
+        )  # fmt: skip
 
     # -- building the scenarios ----------------------------------------------------------------------
 

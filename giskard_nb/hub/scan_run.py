@@ -109,15 +109,21 @@ class ScanStart:
         record: Agent | None,
         knowledge_base_id: str | None,
         documents: list[str] | None,
+        executor: Any = None,
+        agent_factory: Callable[[], Any] | None = None,
     ):
         self.project_id, self.agent, self.record = project_id, agent, record
         self.knowledge_base_id, self.documents = knowledge_base_id, documents
+        #: ``(executor, agent_factory)``: the attacks played on the executor's workers
+        self.remote = (executor, agent_factory) if executor is not None else None
 
     @property
     def agent_name(self) -> str:
         if self.record is not None:
             return self.record.name
-        return getattr(self.agent, "__name__", None) or type(self.agent).__name__
+        agent = self.agent if self.remote is None else self.remote[1]
+        name = getattr(agent, "name", None) or getattr(agent, "__name__", None)
+        return name if isinstance(name, str) else type(agent).__name__
 
 
 def _stored_options(options: ScanOptions) -> dict[str, Any]:
@@ -165,7 +171,7 @@ async def start_scan(
             options=_stored_options(resolved),
         )
     )
-    run = _Run(store, scan, resolved, plan, judge, generator)
+    run = _Run(store, scan, resolved, plan, judge, generator, remote=start.remote)
     return await run.run(start.agent, record, progress=progress, on_attempt=on_attempt)
 
 
@@ -179,6 +185,7 @@ async def resume_scan(
     progress: bool,
     on_attempt: OnAttempt | None,
     extra: dict[str, Any],
+    remote: tuple[Any, Callable[[], Any]] | None = None,
 ) -> Scan:
     """Run the attacks of ``scan`` that have no stored attempt (``extra``: ``profile=``, models)."""
     stored = {k: v for k, v in scan.options.items() if k in ScanOptions.model_fields}
@@ -196,7 +203,7 @@ async def resume_scan(
     options = resolve_options(None, stored)
     judge, generator = resolve_models(options, **models)
     plan = plan_scan(options, judge=judge, generator=generator)
-    run = _Run(store, scan, options, plan, judge, generator, resumed=True)
+    run = _Run(store, scan, options, plan, judge, generator, resumed=True, remote=remote)
     return await run.run(agent, record, progress=progress, on_attempt=on_attempt)
 
 
@@ -213,9 +220,11 @@ class _Run:
         generator,
         *,
         resumed: bool = False,
+        remote: tuple[Any, Callable[[], Any]] | None = None,
     ):
         self.store, self.scan, self.options, self.plan = store, scan, options, plan
         self.judge, self.generator, self.resumed = judge, generator, resumed
+        self.remote = remote  # (executor, agent_factory): played on the executor's workers
 
     async def run(
         self,
@@ -240,8 +249,10 @@ class _Run:
             done = store.stored_attack_ids(scan.id)
             # what earlier runs stored (nothing for a new scan)
             tallies = ledger.counters = store.tallies(scan.id)
-            caller = agent
-            if caller is None:
+            caller, on_workers = agent, {}
+            if self.remote is not None:
+                on_workers = {"executor": self.remote[0], "agent_factory": self.remote[1]}
+            elif caller is None:
                 from giskard_nb.hub.agents import RemoteAgent
 
                 if record is None:
@@ -251,6 +262,7 @@ class _Run:
                 report = await run_scan(
                     caller, self.options, judge=self.judge, generator=self.generator, plan=plan,
                     on_attempt=ledger.attempt, progress=progress, completed=done, name=scan.name,
+                    **on_workers,
                 )  # fmt: skip
                 await ledger.close()
             except Exception as exc:

@@ -51,7 +51,8 @@ def test_case_to_scenario(
     ``checks``: the checks already built from the test case's enabled specs (an evaluation builds each
     distinct spec once); by default they are built here, with the project's ``custom_checks``.
     ``outputs``: instead of ``agent``, the interaction's outputs callable shared by every scenario of
-    a run (an evaluation passes one, so that its signature is checked once)."""
+    a run (an evaluation passes one, so that its signature is checked once); ``MISSING``: none, the
+    target the scenario is run with answers (an executor's worker, ``hub.evaluation_remote``)."""
     if outputs is None:
         if agent is None:
             raise GiskardValidationError(

@@ -5,11 +5,13 @@ folder holding a copy of ``examples/`` and the stand-ins the page names (``my_ap
 ``cases.csv``, ``system_prompt.txt``), with a fresh ``HOME``; ``$AGENT_URL`` is a local HTTP agent and
 ``$DATASET_ID``/``$EVALUATION_ID``/``$SCAN_ID`` the newest records of the Hub the earlier lines filled.
 A line's exit status is the "exits N" of its comment, else 0. The examples ``--help`` shows are lines
-of the page too, so they run as well.
+of the page too, so they run as well. A block marked ``<!-- requires: ray (giskard-nb[ray]) -->`` runs
+when that module is installed (on the tests' one Ray instance, ``ray_session``), else is skipped.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shlex
 import shutil
@@ -27,13 +29,26 @@ from giskard_nb.demo.agent import support_agent
 
 def answer(messages):
     return support_agent(messages)
+
+
+def make_agent():
+    """An agent factory (--agent-factory): load a model here, return the agent."""
+    return answer
 '''
+
+
+_BLOCK = re.compile(r"^(?:<!--\s*requires:\s*([\w.]+)[^>]*-->\n)?```bash\n(.*?)^```", re.M | re.S)
+
+
+def doc_blocks() -> list[tuple[str | None, list[str]]]:
+    """Each ```bash block of the page: the module it requires (or None), its non-blank lines."""
+    blocks = _BLOCK.findall(DOC.read_text(encoding="utf-8"))
+    return [(needs or None, [x for x in body.splitlines() if x.strip()]) for needs, body in blocks]
 
 
 def doc_lines() -> list[str]:
     """Every non-blank line of the page's ```bash blocks, in order."""
-    blocks = re.findall(r"^```bash\n(.*?)^```", DOC.read_text(encoding="utf-8"), re.M | re.S)
-    return [line for block in blocks for line in block.splitlines() if line.strip()]
+    return [line for _, lines in doc_blocks() for line in lines]
 
 
 def command(line: str) -> str:
@@ -111,13 +126,21 @@ def run_line(line: str, env: dict[str, str], capsys) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_every_example_runs_as_written(folder: Path, http_agent: str, capsys, monkeypatch) -> None:
+def test_every_example_runs_as_written(
+    folder: Path, http_agent: str, capsys, monkeypatch, request
+) -> None:
     home = folder / "home"
     monkeypatch.chdir(folder)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GISKARD_NB_HOME", str(home / ".giskard_nb"))
+    needs = {n for n, _ in doc_blocks() if n}
+    assert needs <= {"ray"}, f"a block requires {needs - {'ray'}}: the test knows only ray"
+    missing = {n for n in needs if importlib.util.find_spec(n) is None}
+    if needs - missing:
+        request.getfixturevalue("ray_session")  # --ray N runs on the tests' one Ray instance
+    lines = [line for n, block in doc_blocks() if n not in missing for line in block]
     ran = []
-    for line in doc_lines():
+    for line in lines:
         env = {"AGENT_URL": http_agent, **_ids(home)}
         code, out, err = run_line(line, env, capsys)
         want = expected_status(line)
@@ -125,8 +148,15 @@ def test_every_example_runs_as_written(folder: Path, http_agent: str, capsys, mo
             f"{line}\nexited {code}, the doc says {want}\nstdout: {out[-3000:]}\nstderr: {err[-3000:]}"
         )
         ran.append((line, out))
-    assert len(ran) == len(doc_lines())  # none skipped
+    assert len(ran) == len(lines)  # none skipped, but the lines of an extra not installed
     out = {command(line): text for line, text in ran}
+    if "ray" not in missing:  # on Ray actors: the same verdicts as in this process
+        ray = out["giskard-nb eval --dataset examples/faq.csv --agent my_app.bot:answer --ray 2"]
+        here = out[
+            "giskard-nb eval --dataset examples/faq.csv --agent giskard_nb.demo.agent:support_agent"
+        ]
+        assert re.search(r"\(finished\): 5 pass, 1 fail, 0 error, 0 skip", ray)
+        assert re.search(r"\(finished\): 5 pass, 1 fail, 0 error, 0 skip", here)
     demo = out["giskard-nb scan --demo"]
     # what the page says the demo prints
     assert "grade D on 8 of 12 categories — incomplete: " in demo and "STAFF-2024" not in demo

@@ -15,6 +15,7 @@ import pytest
 from giskard_nb import Equals, Hub, Scenario, Suite, SuiteResult, TestCase, Trace
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.hub.resources.agents import AgentsResource
+from giskard_nb.hub.resources.checks import ChecksResource
 from giskard_nb.hub.resources.datasets import DatasetsResource
 from giskard_nb.hub.resources.evaluations import EvaluationsResource
 from giskard_nb.hub.resources.knowledge_bases import KnowledgeBasesResource
@@ -56,6 +57,8 @@ TWINS = [
     (EvaluationsResource, "create_local", "acreate_local"),
     (EvaluationsResource, "resume", "aresume"),
     (EvaluationsResource, "rerun_errored", "arerun_errored"),
+    (EvaluationsResource, "rescore", "arescore"),
+    (ChecksResource, "compare_judges", "acompare_judges"),
     (ScansResource, "resume", "aresume"),
     (scan_runner, "run_scan_sync", "run_scan"),
     (McpTools, "call", "acall"),

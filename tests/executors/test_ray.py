@@ -1,4 +1,4 @@
-"""RayExecutor on a local Ray instance (2 CPUs, no dashboard), started once for the module.
+"""RayExecutor on the tests' local Ray instance (2 CPUs, no dashboard: ``ray_session``, started once).
 
 The agents are built on the actors by factories defined here (this module is pickled by value, so the
 workers need not import it); file markers carry what happened on an actor back to the test.
@@ -21,28 +21,8 @@ from giskard_nb.executors import RayExecutor, WorkItem
 
 from .agents import obey
 
-NO_RAY = "Ray is not installed: pip install 'giskard-nb[ray]' to run the RayExecutor tests"
-
-
-@pytest.fixture(scope="module")
-def ray_local():
-    ray = pytest.importorskip("ray", reason=NO_RAY)
-    from ray import cloudpickle
-
-    for module in (__name__, obey.__module__):
-        cloudpickle.register_pickle_by_value(sys.modules[module])
-    for attempt in (1, 2):  # a Ray node can time out starting on a machine busy with other work
-        try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-            break
-        except Exception as exc:
-            ray.shutdown()
-            if attempt == 2:
-                pytest.fail(f"a local Ray instance did not start (twice): {exc}")
-    yield ray
-    ray.shutdown()
-    for module in (__name__, obey.__module__):
-        cloudpickle.unregister_pickle_by_value(sys.modules[module])
+#: Pickled by value with this module (``ray_local``, tests/conftest.py).
+RAY_BY_VALUE = (obey.__module__,)
 
 
 # -- the agent the actors build ------------------------------------------------------------------------

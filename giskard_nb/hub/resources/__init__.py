@@ -1,5 +1,5 @@
 """The Hub's resource collections (``hub.projects``, ``hub.agents`` and the others). May import:
-errors, secrets, core, otel, kb, scan and schedule."""
+errors, secrets, core, executors, otel, kb, scan and schedule."""
 
 from giskard_nb.hub.resources.agents import AgentsResource
 from giskard_nb.hub.resources.base import Resource

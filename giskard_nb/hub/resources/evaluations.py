@@ -119,14 +119,21 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         classifier: Classifier = "auto",
         progress: bool = True,
         on_result: OnResult | None = None,
+        executor: Any = None,
     ) -> Evaluation:
         """Evaluate a Python function (sync or async) taking the list of ``{role, content}`` messages
         (or the last user message when its first parameter is annotated ``str`` or named like text:
         ``giskard_nb.core.agent_convention``) and returning a string, a message dict or an object
         with response and metadata. Options as ``acreate`` (``on_result(result)``: called with each
-        result once stored)."""
+        result once stored).
+
+        ``executor=RayExecutor(...)``: the test cases are played on the executor's workers, and
+        ``agent`` is then the *agent factory*, a function without arguments that each worker calls
+        once to build the agent (``giskard_nb.hub.evaluation_remote``; ``max_concurrency`` is the
+        executor's business then). Results are stored as they arrive, as for a local run."""
         from giskard_nb.hub.agents import LocalAgent
 
+        _check_executor(executor, agent)
         local = LocalAgent(agent, name=agent_name)
         dataset = self._store.resources.datasets.retrieve(dataset_id)
         evaluation, cases = self._new(
@@ -141,8 +148,9 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
             timeout=timeout,
         )
         return await self._run(
-            evaluation, local, classifier, progress, only="all", cases=cases, on_result=on_result
-        )
+            evaluation, agent if executor is not None else local, classifier, progress, only="all",
+            cases=cases, on_result=on_result, executor=executor,
+        )  # fmt: skip
 
     create_local = sync_twin(acreate_local)
 
@@ -154,15 +162,18 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         classifier: Classifier = "auto",
         progress: bool = True,
         on_result: OnResult | None = None,
+        executor: Any = None,
     ) -> Evaluation:
         """Run only the test cases that have no result yet (after an interruption). A local
-        evaluation needs its ``agent`` function again."""
+        evaluation needs its ``agent`` function again (with ``executor=``: its agent factory)."""
+        _check_executor(executor, agent)
         evaluation = self.retrieve(evaluation_id)
         if evaluation.rescored_from is not None:  # a re-score: re-score what is missing
             return await self._rescore(evaluation, None, classifier, progress, on_result)
         return await self._run(
-            evaluation, agent, classifier, progress, only="missing", on_result=on_result
-        )
+            evaluation, agent, classifier, progress, only="missing", on_result=on_result,
+            executor=executor,
+        )  # fmt: skip
 
     resume = sync_twin(aresume)
 
@@ -174,12 +185,15 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         classifier: Classifier = "auto",
         progress: bool = True,
         on_result: OnResult | None = None,
+        executor: Any = None,
     ) -> Evaluation:
         """Run again the test cases whose result is an error, replacing those results."""
+        _check_executor(executor, agent)
         evaluation = self.retrieve(evaluation_id)
         return await self._run(
-            evaluation, agent, classifier, progress, only="errored", on_result=on_result
-        )
+            evaluation, agent, classifier, progress, only="errored", on_result=on_result,
+            executor=executor,
+        )  # fmt: skip
 
     rerun_errored = sync_twin(arerun_errored)
 
@@ -322,6 +336,7 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         only: Literal["all", "missing", "errored"],
         cases: list[HubTestCase] | None = None,
         on_result: OnResult | None = None,
+        executor: Any = None,
     ) -> Evaluation:
         from giskard_nb.hub.agents import LocalAgent, RemoteAgent
         from giskard_nb.hub.evaluation import EvaluationRun
@@ -339,7 +354,9 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         project = self._store.resources.projects.retrieve(evaluation.project_id)
         categorizer = FailureClassifier.create(project.failure_categories, classifier)
         async with AsyncExitStack() as stack:
-            if agent is not None:
+            if executor is not None:
+                caller = agent  # the agent factory, called on each of the executor's workers
+            elif agent is not None:
                 caller = agent if isinstance(agent, LocalAgent) else LocalAgent(agent)
             elif evaluation.local:
                 raise GiskardValidationError(
@@ -360,5 +377,20 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
                 progress=progress,
                 replace=only == "errored",
                 on_result=on_result,
+                executor=executor,
             )
             return await run.run(cases)
+
+
+def _check_executor(executor: Any, agent: Any) -> None:
+    """A run on an executor needs ``agent``: the factory its workers build the agent with."""
+    if executor is None:
+        return
+    from giskard_nb.executors.base import check_executor_args
+
+    if agent is None:
+        raise GiskardValidationError(
+            "a run on an executor needs agent=<agent factory>: a function without arguments that "
+            "builds the agent, called once on each worker (so a model loads once per worker)"
+        )
+    check_executor_args(executor, agent)

@@ -71,6 +71,8 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
         name: str | None = None,
         progress: bool = True,
         on_attempt: OnAttempt | None = None,
+        executor: Any = None,
+        agent_factory: Callable[[], Any] | None = None,
         **options: Any,
     ) -> Scan:
         """Scan a registered agent (``agent_id``) or a Python function (``agent``) of the project.
@@ -84,19 +86,25 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
         ``on_attempt(stored)`` (a function or a coroutine function) is called with each
         ``ScanAttempt`` once it is stored, for live progress. An exception it raises does not stop the
         scan and loses no attempt: it is reported with a ``RuntimeWarning``.
+
+        ``executor=RayExecutor(...)`` with ``agent_factory=`` (instead of ``agent``): the attacks are
+        played on the executor's workers, each against the agent ``agent_factory()`` built there once
+        (``run_scan(..., executor=)``); every attempt is stored as it arrives, as for a local scan.
         """
         from giskard_nb.hub.scan_run import ScanStart, start_scan
 
         self._store.resources.projects.retrieve(project_id)
-        if (agent_id is None) == (agent is None):
+        _check_remote(executor, agent_factory)
+        if (agent_id is None) + (agent is None) + (agent_factory is None) != 2:
             raise GiskardValidationError(
-                "give agent_id= (a registered agent) or agent= (a Python function), exactly one"
+                "give agent_id= (a registered agent), agent= (a Python function) or agent_factory= "
+                "with executor= (the agent built on each worker), exactly one"
             )
         record = None
         if agent_id is not None:
             record = self._store.resources.agents.retrieve(agent_id)
             require_same_project(project_id, ("agent", record))
-        elif not callable(agent):
+        elif agent_factory is None and not callable(agent):
             raise GiskardValidationError(
                 f"agent= must be a function taking the list of chat messages, got {type(agent).__name__}"
             )
@@ -106,7 +114,7 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
             documents = self.documents(knowledge_base_id, project_id=project_id)
         start = ScanStart(
             project_id, agent=agent, record=record, knowledge_base_id=knowledge_base_id,
-            documents=documents,
+            documents=documents, executor=executor, agent_factory=agent_factory,
         )  # fmt: skip
         given = {
             "categories": list(categories) if categories is not None else None,
@@ -128,15 +136,24 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
         agent: Callable[..., Any] | None = None,
         progress: bool = True,
         on_attempt: OnAttempt | None = None,
+        executor: Any = None,
+        agent_factory: Callable[[], Any] | None = None,
         **secrets: Any,
     ) -> Scan:
         """Run the attacks of a scan that have no stored attempt yet (after an interruption). A scan of a
         local agent needs the ``agent`` function again; ``profile=`` restores a system prompt or secrets,
-        ``tools=`` the scan's ``MockTools`` (neither is stored); ``on_attempt`` as in ``acreate``."""
+        ``tools=`` the scan's ``MockTools`` (neither is stored); ``on_attempt`` as in ``acreate``;
+        ``executor=`` with ``agent_factory=`` plays the rest on the executor's workers."""
         from giskard_nb.hub.scan_run import resume_scan
 
         scan = self.retrieve(scan_id)
-        record = self._require_agent(scan, agent)  # a resume that cannot start changes nothing
+        _check_remote(executor, agent_factory)
+        if agent_factory is not None and agent is not None:
+            raise GiskardValidationError(
+                "give agent= (played here) or agent_factory= with executor=, not both"
+            )
+        # a resume that cannot start changes nothing
+        record = None if agent_factory is not None else self._require_agent(scan, agent)
         _check_callback(on_attempt)
         documents = None
         if scan.knowledge_base_id is not None:
@@ -144,6 +161,7 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
         return await resume_scan(
             self._runs, scan, agent=agent, record=record, documents=documents,
             progress=progress, on_attempt=on_attempt, extra=secrets,
+            remote=(executor, agent_factory) if executor is not None else None,
         )  # fmt: skip
 
     resume = sync_twin(aresume)
@@ -287,6 +305,15 @@ class ScansResource(OwnedRuns, TableRows[Scan]):
             sa.delete(self.attempts.table).where(self.attempts.table.c.scan_id == record.id)
         )
         conn.execute(sa.delete(self.probes.table).where(self.probes.table.c.scan_id == record.id))
+
+
+def _check_remote(executor: Any, agent_factory: Any) -> None:
+    """``executor=`` and ``agent_factory=`` go together (the agent is built on each worker)."""
+    if executor is None and agent_factory is None:
+        return
+    from giskard_nb.scan.remote import check_remote_scan
+
+    check_remote_scan(None, executor, agent_factory)
 
 
 def _check_callback(on_attempt: Any) -> None:
