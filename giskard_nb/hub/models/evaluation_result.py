@@ -54,6 +54,8 @@ DERIVED_FIELDS = (
     "usage",
 )
 
+_DERIVED = frozenset(DERIVED_FIELDS)
+
 
 class CheckOutcome(HubModel):
     """One check's outcome in a result: its status and reason, the score it measured (a similarity,
@@ -169,7 +171,7 @@ class EvaluationResult(HubRecord):
     @model_validator(mode="before")
     @classmethod
     def _from_older_shapes(cls, data: Any) -> Any:
-        if isinstance(data, dict) and any(k in data for k in DERIVED_FIELDS):
+        if isinstance(data, dict) and not _DERIVED.isdisjoint(data):
             return upgrade_v1(data)
         return data
 
