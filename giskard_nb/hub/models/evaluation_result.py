@@ -55,6 +55,7 @@ DERIVED_FIELDS = (
 )
 
 _DERIVED = frozenset(DERIVED_FIELDS)
+_NO_USAGE = Usage()
 
 
 class CheckOutcome(HubModel):
@@ -164,7 +165,7 @@ class EvaluationResult(HubRecord):
     failure_category_source: Literal["rule", "llm", "user"] | None = None
     failure_category_reason: str | None = None
     #: Tokens and cost of the failure classifier's LLM call (the checks' own are in the trace).
-    failure_category_usage: Usage = Field(default_factory=Usage)
+    failure_category_usage: Usage = _NO_USAGE  # shared: frozen (a factory builds one per result)
     #: The role of the agent's reply message (its text is the trace's last output).
     reply_role: Literal["system", "user", "assistant", "tool"] = "assistant"
 
