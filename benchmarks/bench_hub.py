@@ -163,9 +163,29 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _suite_time(n: int) -> tuple[float, float]:
-    """The same cases as a core Suite (built, then run; the same checks and reply): its CPU and wall
-    seconds."""
+class _Clock:
+    """``with _Clock() as clock:`` the CPU seconds (``_cpu``) and wall seconds of the block, and the
+    CPU seconds Python's cyclic garbage collector took inside it (``gc``)."""
+
+    def __enter__(self) -> _Clock:
+        self.gc, self._collecting = 0.0, 0.0
+        gc.callbacks.append(self._collection)
+        self._cpu, self._wall = _cpu(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cpu, self.wall = _cpu() - self._cpu, time.perf_counter() - self._wall
+        gc.callbacks.remove(self._collection)
+
+    def _collection(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._collecting = time.thread_time()
+        else:
+            self.gc += time.thread_time() - self._collecting
+
+
+def _suite_time(n: int) -> _Clock:
+    """The same cases as a core Suite (built, then run; the same checks and reply)."""
     from giskard_nb.checks.text import RegexMatching, StringMatching
     from giskard_nb.core.scenario import Scenario
     from giskard_nb.core.suite import Suite
@@ -173,31 +193,28 @@ def _suite_time(n: int) -> tuple[float, float]:
     async def target(inputs: list[dict[str, str]]) -> str:
         return await instant_agent(inputs)
 
-    cpu, t0 = _cpu(), time.perf_counter()
-    suite = Suite("bench")
-    for item in _fast_items(n):
-        scenario = Scenario(item["messages"][0]["content"]).interact(inputs=item["messages"])
-        suite.append(
-            scenario.checks(
-                StringMatching(keyword="Monday"), RegexMatching(pattern=r"question \d+")
+    with _Clock() as clock:
+        suite = Suite("bench")
+        for item in _fast_items(n):
+            scenario = Scenario(item["messages"][0]["content"]).interact(inputs=item["messages"])
+            suite.append(
+                scenario.checks(
+                    StringMatching(keyword="Monday"), RegexMatching(pattern=r"question \d+")
+                )
             )
-        )
-    result = suite.run_sync(target, max_concurrency=8)
-    times = _cpu() - cpu, time.perf_counter() - t0
+        result = suite.run_sync(target, max_concurrency=8)
     assert all(r.passed for r in result.results) and len(result.results) == n
-    return times
+    return clock
 
 
-def _hub_time(hub: Hub, dataset_id: str, n: int) -> tuple[float, float]:
-    """A Hub evaluation of the dataset (reading its test cases, running, storing every result): its
-    CPU and wall seconds."""
-    cpu, t0 = _cpu(), time.perf_counter()
-    evaluation = hub.evaluations.create_local(
-        instant_agent, dataset_id, max_concurrency=8, progress=False
-    )
-    times = _cpu() - cpu, time.perf_counter() - t0
+def _hub_time(hub: Hub, dataset_id: str, n: int) -> _Clock:
+    """A Hub evaluation of the dataset (reading its test cases, running, storing every result)."""
+    with _Clock() as clock:
+        evaluation = hub.evaluations.create_local(
+            instant_agent, dataset_id, max_concurrency=8, progress=False
+        )
     assert evaluation.counts["pass"] == n, evaluation.counts
-    return times
+    return clock
 
 
 def _spread(values: list[float], unit: str = "") -> str:
@@ -221,14 +238,16 @@ def bench_suite_vs_hub(hub: Hub, *, rounds: int = ROUNDS) -> float:
         suites.append(_suite_time(N_FAST))
         gc.collect()
         evaluations.append(_hub_time(hub, dataset.id, N_FAST))
-    cpu = [h[0] / s[0] for s, h in zip(suites, evaluations, strict=True)]
-    wall = [h[1] / s[1] for s, h in zip(suites, evaluations, strict=True)]
+    pairs = list(zip(suites, evaluations, strict=True))
+    cpu = [h.cpu / s.cpu for s, h in pairs]
     print(
         f"{N_FAST:,} cases x 2 rule checks, 0 ms agent, concurrency 8, alternated, median "
-        f"(min-max) of {rounds}: CPU time core Suite {_spread([s[0] for s in suites], ' s')}, "
-        f"Hub evaluation {_spread([h[0] for h in evaluations], ' s')} -> Hub / Suite "
+        f"(min-max) of {rounds}: CPU time core Suite {_spread([s.cpu for s in suites], ' s')}, "
+        f"Hub evaluation {_spread([h.cpu for h in evaluations], ' s')} -> Hub / Suite "
         f"{_spread(cpu, 'x')} (target <= 1.5x; per round ratios "
-        f"{', '.join(f'{r:.2f}' for r in cpu)}); wall clock {_spread(wall, 'x')}"
+        f"{', '.join(f'{r:.2f}' for r in cpu)}); of which the cyclic garbage collector: Suite "
+        f"{median(s.gc for s in suites):.2f} s, Hub {median(h.gc for h in evaluations):.2f} s; "
+        f"wall clock {_spread([h.wall / s.wall for s, h in pairs], 'x')}"
     )
     return median(cpu)
 
