@@ -38,6 +38,7 @@ __all__ = [
     "AgentOutput",
     "ChatMessage",
     "last_user_content",
+    "reply_text",
     "to_agent_output",
     "with_content",
 ]
@@ -137,9 +138,10 @@ class AgentOutput(_Value):
     @field_validator("response")
     @classmethod
     def _capped_reply(cls, response: ChatMessage) -> ChatMessage:
-        if len(response.content) <= limit_from_env("max_string"):
+        capped = _capped(response.content)
+        if capped is response.content:
             return response
-        return response.model_copy(update={"content": to_safe_data(response.content)})
+        return response.model_copy(update={"content": capped})
 
     @property
     def content(self) -> str:
@@ -155,6 +157,18 @@ class AgentOutput(_Value):
     def tool_calls(self) -> list[dict[str, Any]]:
         """The tool calls the agent reported (``metadata["tool_calls"]``), as a list of dicts."""
         return _calls(self.metadata.get("tool_calls"))
+
+
+def _capped(text: str) -> str:
+    """A reply's text cut to the ``max_string`` cap (``GISKARD_NB_MAX_STRING``), as ``to_safe_data``
+    cuts it (the same string when it is within the cap)."""
+    return text if len(text) <= limit_from_env("max_string") else to_safe_data(text)
+
+
+def reply_text(value: str) -> str:
+    """The text an ``AgentOutput`` holds for a plain-string reply (``to_agent_output(value).content``:
+    lone surrogates replaced, cut to the cap), without building the models."""
+    return _capped(valid_unicode(value))
 
 
 def to_agent_output(value: Any, *, agent_name: str = "the agent") -> AgentOutput:

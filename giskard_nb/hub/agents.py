@@ -36,9 +36,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from giskard_nb.core.agent_call import call_with_messages
+from giskard_nb.core.agent_call import timed_call_agent
 from giskard_nb.core.agent_convention import agent_input
-from giskard_nb.core.reply import AgentOutput, ChatMessage, to_agent_output, with_content
+from giskard_nb.core.inject import Injector, injector
+from giskard_nb.core.reply import (
+    AgentOutput,
+    ChatMessage,
+    reply_text,
+    to_agent_output,
+    with_content,
+)
 from giskard_nb.core.sanitize import valid_unicode
 from giskard_nb.errors import AgentError, ConfigError, GiskardValidationError
 from giskard_nb.hub.http_reply import exchange
@@ -282,9 +289,23 @@ class LocalAgent:
             )
         self.fn = fn
         self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        self._plan: Injector | None = None  # how to call fn, read from its signature once
 
     async def __call__(self, messages: Sequence[Any]) -> AgentOutput:
-        out = await call_with_messages(self.fn, _messages(messages))
+        out = await self.reply(_messages(messages))
+        return out if isinstance(out, AgentOutput) else to_agent_output(out)
+
+    async def reply(self, conversation: list[dict[str, Any]]) -> AgentOutput | str:
+        """The function's reply to a conversation already in the shape agents receive (plain
+        ``{role, content}`` dicts of valid text, such as a stored test case's ``conversation``;
+        ``__call__`` makes that shape from any messages): a string reply as the text an
+        ``AgentOutput`` would hold (``core.reply.reply_text``: no model built for the commonest
+        reply), any other as an ``AgentOutput``."""
+        if self._plan is None:  # a signature that does not fit raises at each call, as before
+            self._plan = injector(self.fn, ("inputs",))
+        out = (await timed_call_agent(self.fn, conversation, {}, self._plan))[0]
+        if type(out) is str:
+            return reply_text(out)
         return to_agent_output(out, agent_name=f"local agent {self.name!r}")
 
 

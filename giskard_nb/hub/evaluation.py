@@ -44,6 +44,7 @@ from giskard_nb.core.testcase import TestCaseError, TestCaseResult
 from giskard_nb.core.tool_adapters import tool_calls_from
 from giskard_nb.errors import GiskardNBError, HubStorageError
 from giskard_nb.hub import schema
+from giskard_nb.hub.agents import LocalAgent
 from giskard_nb.hub.check_specs import build_check
 from giskard_nb.hub.evaluation_store import EvaluationStore, RunTally
 from giskard_nb.hub.failure_categories import FailureClassifier
@@ -76,11 +77,15 @@ def agent_outputs(
     """The ``outputs`` of a test case's interaction: the agent's reply text, as an ``Interaction``
     with its metadata (as plain JSON) when it has some (without, the core builds the interaction
     itself: one model fewer per test case). ``roles`` receives, by test case id, the role of a reply
-    that is not the assistant's."""
+    that is not the assistant's. A local agent is called on the conversation as given (the test
+    case's: plain dicts of valid text), a string reply kept as text (``LocalAgent.reply``)."""
+    call = agent.reply if isinstance(agent, LocalAgent) else agent
 
     @agent_input("messages")  # the test case's conversation, as the agent convention reads it
     async def call_agent(inputs: list[dict[str, str]], trace: Trace) -> Interaction | str:
-        output = await agent(inputs)
+        output = await call(inputs)
+        if isinstance(output, str):
+            return output
         if roles is not None and output.response.role != "assistant":
             roles[trace.annotations["test_case_id"]] = output.response.role
         if not output.metadata:

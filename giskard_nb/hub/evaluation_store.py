@@ -10,6 +10,7 @@ evaluations resource's own record update, never the ``Hub``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -44,9 +45,10 @@ def bulk_insert(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, A
     ``created_at`` and ``updated_at``, is processed once), and the driver runs one ``executemany``.
     Every row has every column."""
     sql, names, processors, positional = _insert_plan(table, conn.dialect)
+    get = operator.itemgetter(*names)  # the row's values in the statement's order, read in C
     params: list[Any] = []
     for row in rows:
-        values = [row[name] for name in names]
+        values = list(get(row))
         done: dict[tuple[type, int], Any] = {}
         for i, kind, process in processors:
             key = (kind, id(values[i]))

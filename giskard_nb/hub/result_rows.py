@@ -12,14 +12,16 @@ without building a pydantic model; the results DataFrame reads ``FRAME_COLUMNS``
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic_core import PydanticSerializationError, from_json, to_json, to_jsonable_python
 
 from giskard_nb.core.reply import last_user_content
+from giskard_nb.core.result import CheckStatus
 from giskard_nb.core.sanitize import valid_unicode_data
-from giskard_nb.core.usage import USAGE_METRICS
+from giskard_nb.core.usage import USAGE_METRICS, Usage
 from giskard_nb.hub.models.base import SCHEMA_VERSION
 from giskard_nb.hub.models.evaluation_result import EvaluationResult, check_view
 from giskard_nb.hub.result_columns import RESULT_COLUMNS
@@ -64,30 +66,34 @@ def _scenario_json(result: EvaluationResult) -> str:
         return to_json(valid_unicode_data(dump), fallback=str).decode()
 
 
-def index_values(result: EvaluationResult) -> dict[str, Any]:
-    """The index columns of ``result`` (see the module docstring), as stored."""
+def index_values(result: EvaluationResult, status: CheckStatus | None = None) -> dict[str, Any]:
+    """The index columns of ``result`` (see the module docstring), as stored (``status``: its
+    ScenarioResult's, when the caller has it already)."""
     scenario = result.scenario_result
+    status = scenario.status if status is None else status
     interactions = scenario.final_trace.interactions
     last = interactions[-1] if interactions else None
     checks = [r for step in scenario.steps for r in step.results]
     usage = _usage(checks, result.failure_category_usage)
     question = last_user_content(result.messages)
     reply = None if last is None else last.outputs
+    metadata = None if last is None else last.metadata
     category = result.failure_category
-    reason = scenario.reason
+    reason = None if status is CheckStatus.PASS else scenario.reason  # a pass has none
+    tags = scenario.tags
     return {
         "failure_category_title": None if category is None else category.title,
         "failure_category_source": result.failure_category_source,
         "question": question,
         "agent_output": reply if reply is None or isinstance(reply, str) else str(reply),
-        "agent_metadata": encode_json(last.metadata if last is not None else {}),
-        "error": scenario.error or (reason if scenario.errored else None),
+        "agent_metadata": encode_json(metadata) if metadata else "{}",
+        "error": scenario.error or (reason if status is CheckStatus.ERROR else None),
         "reason": reason,
         "n_checks": len(checks),
         "n_failed_checks": sum(1 for c in checks if c.status in _FAILED),
         "duration_ms": float(scenario.duration_ms),
         **usage,
-        "tags": encode_json(scenario.tags),
+        "tags": encode_json(tags) if tags else "[]",
         "messages": encode_json(result.messages),  # [{"role", "content"}, ...]
         "tool_calls": trajectory_json(scenario.final_trace),
     }
@@ -122,6 +128,13 @@ def _usage(checks: list[Any], classifier: Any) -> dict[str, Any]:
 
 
 def _data(result: EvaluationResult) -> str:
+    if (
+        result.failure_category is None
+        and result.failure_category_source is None
+        and result.failure_category_reason is None
+        and result.failure_category_usage.__dict__ == _NO_USAGE.__dict__  # (pydantic's == is slow)
+    ):
+        return _unlabelled_data(result.reply_role)  # most results: encoded once per reply role
     return encode_json(
         {
             "failure_category": result.failure_category,
@@ -133,9 +146,27 @@ def _data(result: EvaluationResult) -> str:
     )
 
 
+_NO_USAGE = Usage()
+
+
+@functools.cache
+def _unlabelled_data(reply_role: str) -> str:
+    """The ``data`` of a result the classifier did not label (no LLM call spent)."""
+    return encode_json(
+        {
+            "failure_category": None,
+            "failure_category_source": None,
+            "failure_category_reason": None,
+            "failure_category_usage": _NO_USAGE,
+            "reply_role": reply_role,
+        }
+    )
+
+
 def result_row(result: EvaluationResult) -> dict[str, Any]:
     """The table row of ``result`` (every column of ``schema.results``)."""
     category = result.failure_category
+    status = result.scenario_result.status
     return {
         "id": result.id,
         "schema_version": SCHEMA_VERSION,
@@ -143,11 +174,11 @@ def result_row(result: EvaluationResult) -> dict[str, Any]:
         "updated_at": result.updated_at,
         "evaluation_id": result.evaluation_id,
         "test_case_id": result.test_case_id,
-        "status": result.scenario_result.status.value,
+        "status": status.value,
         "failure_category": category.identifier if category else None,
         "scenario_result": _scenario_json(result),
         "data": _data(result),
-        **index_values(result),
+        **index_values(result, status),
     }
 
 

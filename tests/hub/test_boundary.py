@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from giskard_nb.core.reply import AgentOutput, to_agent_output
+from giskard_nb.core.reply import AgentOutput, reply_text, to_agent_output
 from giskard_nb.errors import AgentError
 from giskard_nb.hub import Hub, evaluation_store
 from giskard_nb.hub.agents import parse_payload
@@ -161,6 +161,34 @@ def test_reply_text_is_capped_with_a_marker(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("GISKARD_NB_MAX_STRING", "10")
     out = to_agent_output("x" * 25)
     assert out.content == "xxxxxxxxxx…<truncated: 15 more characters>"
+
+
+def test_a_local_agents_text_reply_is_kept_as_its_agent_output_holds_it(
+    mem_hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An evaluation keeps a local agent's string reply without building an AgentOutput: the same
+    text (lone surrogates replaced, cut to the cap with its marker), and the plain reply as it is."""
+    monkeypatch.setenv("GISKARD_NB_MAX_STRING", "10")
+    for text in ("x" * 25 + "\ud800", "a\ud800b", "short"):
+        assert reply_text(text) == to_agent_output(text).content
+    project = mem_hub.projects.create("p")
+    items = [rule_case("long", "xxx"), rule_case("odd", "a"), rule_case("plain", "short")]
+    dataset = mem_hub.datasets.upload(project.id, items, name="d")
+    replies = {"long": "x" * 25 + "\ud800", "odd": "a\ud800b", "plain": "short"}
+    evaluation = mem_hub.evaluations.create_local(
+        lambda messages: replies[messages[-1]["content"]], dataset.id, progress=False
+    )
+    assert evaluation.counts["pass"] == 3
+    results = {r.messages[-1].content: r for r in evaluation.results()}
+    stored = {q: r.scenario_result.final_trace.last.outputs for q, r in results.items()}
+    assert stored == {
+        "long": "xxxxxxxxxx…<truncated: 16 more characters>",
+        "odd": "a\ufffdb",
+        "plain": "short",
+    }
+    assert all(r.reply_role == "assistant" for r in results.values())
+    assert all(r.agent_output.metadata == {} for r in results.values())
+    _readable(mem_hub, evaluation.id)
 
 
 def test_a_hostile_remote_reply_in_a_playground_chat_and_an_evaluation(

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from giskard_nb.core.usage import Usage
 from giskard_nb.frames.hub_results import RESULT_COLUMNS as FRAME_NAMES
 from giskard_nb.hub import Hub, schema
+from giskard_nb.hub.models.project import FailureCategory
 from giskard_nb.hub.result_columns import RESULT_COLUMNS
-from giskard_nb.hub.result_rows import FRAME_COLUMNS, index_values
+from giskard_nb.hub.result_rows import FRAME_COLUMNS, encode_json, index_values, result_row
 
 from .conftest import rule_case
 
@@ -91,3 +93,60 @@ def test_a_row_without_index_columns_reads_the_same_frame(mem_hub: Hub) -> None:
     after = mem_hub.evaluations.results.to_dataframe(evaluation.id)
     assert after.equals(before)
     assert after["result_id"].tolist()[1] == middle and after["n_checks"].tolist()[1] == 1
+
+
+def test_the_written_row_is_what_each_field_encodes_to(mem_hub: Hub) -> None:
+    """The row's shortcuts (no reason for a pass, ``{}``/``[]`` for empty metadata and tags, the
+    ``data`` of an unlabelled result encoded once per reply role) write what the fields encode to."""
+    project = mem_hub.projects.create("p")
+    items = [
+        rule_case("plain", "answer"),
+        rule_case("tagged", "answer", tags=["topic:x"]),
+        rule_case("fails", "answer"),
+        rule_case("raises", "answer"),
+        rule_case("tool", "answer"),
+    ]
+    dataset = mem_hub.datasets.upload(project.id, items, name="d")
+
+    def agent(messages):
+        question = messages[-1]["content"]
+        if question == "raises":
+            raise RuntimeError("down")
+        if question == "tool":
+            return {"response": {"role": "tool", "content": "answer"}, "metadata": {"k": 1}}
+        return "no" if question == "fails" else "answer"
+
+    evaluation = mem_hub.evaluations.create_local(agent, dataset.id, progress=False)
+    results = evaluation.results()
+    (failed,) = [r for r in results if r.status == "fail"]
+    category = FailureCategory(identifier="wrong", title="Wrong")
+    labelled = failed.model_copy(
+        update={"failure_category": category, "failure_category_usage": Usage(llm_calls=1)}
+    )
+    assert {r.status for r in results} == {"pass", "fail", "error"}
+    assert {r.reply_role for r in results} == {"assistant", "tool"}
+    for result in [*results, labelled]:
+        scenario = result.scenario_result
+        last = scenario.final_trace.last
+        row = result_row(result)
+        fields = ("source", "reason", "usage")
+        data = {f"failure_category_{f}": getattr(result, f"failure_category_{f}") for f in fields}
+        expected = {
+            "data": encode_json(
+                {
+                    "failure_category": result.failure_category,
+                    **data,
+                    "reply_role": result.reply_role,
+                }
+            ),
+            "reason": scenario.reason,
+            "error": scenario.error or (scenario.reason if scenario.errored else None),
+            "agent_metadata": encode_json(last.metadata if last is not None else {}),
+            "tags": encode_json(scenario.tags),
+            "status": scenario.status.value,
+        }
+        assert {k: row[k] for k in expected} == expected
+        assert {k: v for k, v in index_values(result).items() if k in expected} == {
+            k: v for k, v in expected.items() if k not in ("data", "status")
+        }
+    assert '"llm_calls":1' in result_row(labelled)["data"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import Hub
 from giskard_nb.hub.links import LINKS, Resources
 from giskard_nb.hub.models.base import build
@@ -96,6 +97,26 @@ def test_bound_records_reach_their_hub(mem_hub: Hub) -> None:
     stray = build(Dataset, {"project_id": project.id, "name": "x"})
     assert mem_hub._store.bind(stray).test_cases() == []  # a bound record lists through the Hub
     assert [c.dataset_id for c in dataset.test_cases()] == [dataset.id]
+
+
+def test_a_record_keeps_its_hub_through_copies_and_beside_its_own_private_fields(
+    mem_hub: Hub,
+) -> None:
+    """A record's Hub is kept without a declared PrivateAttr (one costs a Python hook per record
+    built): copies keep it, equality ignores it, a record built by hand has none, and a Dataset's
+    own private field (its upload summary) lives beside it."""
+    project = mem_hub.projects.create("p")
+    dataset = mem_hub.datasets.upload(project.id, [rule_case("q", "k")], name="d")
+    assert dataset.upload_summary is not None and dataset.hub is mem_hub
+    (case,) = dataset.test_cases()
+    assert case.hub is mem_hub and "_hub" not in HubTestCase.__private_attributes__
+    moved = case.model_copy(update={"position": 5})
+    assert moved.hub is mem_hub and moved != case
+    by_hand = build(HubTestCase, case.model_dump())
+    assert by_hand == case  # the Hub it was read from does not matter
+    with pytest.raises(GiskardValidationError, match="not attached to a Hub"):
+        _ = by_hand.hub
+    assert "_hub" not in case.model_dump() and "_hub" not in case.__dict__
 
 
 def test_insert_records_and_next_position_share_one_transaction(mem_hub: Hub) -> None:

@@ -143,6 +143,8 @@ class HubTestCase(HubRecord):
     @field_validator("tags")
     @classmethod
     def _tags(cls, tags: list[str]) -> list[str]:
+        if not tags:  # the common case, checked for every test case read
+            return tags
         if any(not t or not t.strip() for t in tags):
             raise GiskardValidationError("tags are non-empty strings such as 'topic:billing'")
         return list(dict.fromkeys(tags))
@@ -157,41 +159,44 @@ class HubTestCase(HubRecord):
         if not (info.context or {}).get(VALID_UNICODE):  # a stored row read as valid: not again
             # user text (uploads, create): a lone surrogate would make the stored JSON unreadable
             data = {**data, **valid_unicode_data({k: data[k] for k in _TEXT_FIELDS if k in data})}
-        if not isinstance(data.get("messages"), list):
+        given = data.get("messages")
+        if not isinstance(given, list):
             return data
-        messages = [with_content(m) for m in data["messages"]]  # a turn that only calls tools
-        data = {**data, "messages": messages}
+        messages = [with_content(m) for m in given]  # a turn that only calls tools
+        if messages != given:
+            data = {**data, "messages": messages}
+        if not messages or _role(messages[-1]) != "assistant":  # a stored test case: as it is
+            return data
         roles = [_role(m) for m in messages]
-        if roles and roles[-1] == "assistant":
-            if data.get("demo_output") is not None:
-                raise GiskardValidationError(
-                    "the conversation ends with an assistant message and a demo_output is also "
-                    "given: end the messages with the user's turn, or drop demo_output"
-                )
-            if "user" not in roles:
-                raise GiskardValidationError(
-                    f"the conversation has no user message, only {_roles_text(roles)}: a test case "
-                    "is the user's turn the agent must answer — add a {'role': 'user', 'content': "
-                    "...} message (a final assistant message is kept as the demo_output)"
-                )
-            data = {**data, "messages": messages[:-1], "demo_output": messages[-1]}
-        return data
+        if data.get("demo_output") is not None:
+            raise GiskardValidationError(
+                "the conversation ends with an assistant message and a demo_output is also "
+                "given: end the messages with the user's turn, or drop demo_output"
+            )
+        if "user" not in roles:
+            raise GiskardValidationError(
+                f"the conversation has no user message, only {_roles_text(roles)}: a test case "
+                "is the user's turn the agent must answer — add a {'role': 'user', 'content': "
+                "...} message (a final assistant message is kept as the demo_output)"
+            )
+        return {**data, "messages": messages[:-1], "demo_output": messages[-1]}
 
     @field_validator("messages")
     @classmethod
     def _has_user_turn(cls, messages: list[ChatMessage]) -> list[ChatMessage]:
+        for message in messages:  # (a loop: checked for every test case read)
+            if message.role == "user":
+                return messages
         if not messages:
             raise GiskardValidationError(
                 "a test case needs at least one message: give messages='your question' or a list "
                 "of {'role': 'user', 'content': ...} messages"
             )
-        if not any(m.role == "user" for m in messages):
-            roles = _roles_text([m.role for m in messages])
-            raise GiskardValidationError(
-                f"a test case needs at least one user message, got only {roles}: add a "
-                "{'role': 'user', 'content': ...} message"
-            )
-        return messages
+        roles = _roles_text([m.role for m in messages])
+        raise GiskardValidationError(
+            f"a test case needs at least one user message, got only {roles}: add a "
+            "{'role': 'user', 'content': ...} message"
+        )
 
     @property
     def conversation(self) -> list[dict[str, Any]]:

@@ -54,6 +54,9 @@ DERIVED_FIELDS = (
     "usage",
 )
 
+_DERIVED = frozenset(DERIVED_FIELDS)
+_NO_USAGE = Usage()
+
 
 class CheckOutcome(HubModel):
     """One check's outcome in a result: its status and reason, the score it measured (a similarity,
@@ -162,14 +165,14 @@ class EvaluationResult(HubRecord):
     failure_category_source: Literal["rule", "llm", "user"] | None = None
     failure_category_reason: str | None = None
     #: Tokens and cost of the failure classifier's LLM call (the checks' own are in the trace).
-    failure_category_usage: Usage = Field(default_factory=Usage)
+    failure_category_usage: Usage = _NO_USAGE  # shared: frozen (a factory builds one per result)
     #: The role of the agent's reply message (its text is the trace's last output).
     reply_role: Literal["system", "user", "assistant", "tool"] = "assistant"
 
     @model_validator(mode="before")
     @classmethod
     def _from_older_shapes(cls, data: Any) -> Any:
-        if isinstance(data, dict) and any(k in data for k in DERIVED_FIELDS):
+        if isinstance(data, dict) and not _DERIVED.isdisjoint(data):
             return upgrade_v1(data)
         return data
 
