@@ -28,7 +28,16 @@ from giskard_nb.errors import GiskardValidationError
 if TYPE_CHECKING:
     from giskard_nb.core.scenario_result import ScenarioResult
 
-__all__ = ["Label", "LabelList", "LabelStore", "label", "labels", "result_key", "scenario_results"]
+__all__ = [
+    "Label",
+    "LabelList",
+    "LabelStore",
+    "label",
+    "labels",
+    "result_key",
+    "scenario_results",
+    "validate_label",
+]
 
 LABELS_FILE = "labels.jsonl"
 _NAME = Field(min_length=1, max_length=200)
@@ -132,18 +141,9 @@ class LabelStore:
                 f"label() takes a ScenarioResult (one item of SuiteResult.results), not "
                 f"{type(result).__name__}"
             )
-        names = _check_names(result)
-        if check not in names:
-            raise GiskardValidationError(
-                f"scenario {result.scenario_name[:200]!r} has no check named {str(check)[:200]!r}; "
-                f"its checks: {', '.join(map(repr, names)) or 'none'}"
-            )
-        if not isinstance(passed, bool):
-            raise GiskardValidationError(
-                f"passed must be True or False (the verdict the check should give), got {passed!r}"
-            )
-        if note is not None and not isinstance(note, str):
-            raise GiskardValidationError(f"note must be text or None, got {type(note).__name__}")
+        validate_label(
+            _check_names(result), check, passed, note, f"scenario {result.scenario_name[:200]!r}"
+        )
         try:
             new = Label(
                 key=result_key(result),
@@ -223,3 +223,19 @@ def labels(
     """The labels in the labels file, filtered by ``check``, ``labeler`` or ``results`` (a
     SuiteResult or ScenarioResults); ``.to_dataframe()`` for a DataFrame."""
     return LabelStore(path).list(check=check, labeler=labeler, results=results)
+
+
+def validate_label(names: list[str], check: Any, passed: Any, note: Any, owner: str) -> None:
+    """``GiskardValidationError`` unless ``check`` is one of ``names`` (the checks of ``owner``, a
+    result), ``passed`` a bool and ``note`` text or ``None`` (core and Hub labels alike)."""
+    if check not in names:
+        raise GiskardValidationError(
+            f"{owner} has no check named {str(check)[:200]!r}; its checks: "
+            f"{', '.join(map(repr, names)) or 'none'}"
+        )
+    if not isinstance(passed, bool):
+        raise GiskardValidationError(
+            f"passed must be True or False (the verdict the check should give), got {passed!r}"
+        )
+    if note is not None and not isinstance(note, str):
+        raise GiskardValidationError(f"note must be text or None, got {type(note).__name__}")

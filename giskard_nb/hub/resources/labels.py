@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from giskard_nb.core.labels import result_key
+from giskard_nb.core.labels import result_key, validate_label
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.models.evaluation import EvaluationResult
@@ -47,17 +47,7 @@ class LabelsResource(Resource[HubLabel]):
         from giskard_nb.secrets import mask_credentials
 
         names = sorted({c.check_name for c in result.scenario_result.check_results if c.check_name})
-        if check not in names:
-            raise GiskardValidationError(
-                f"result {result.id} has no check named {str(check)[:200]!r}; its checks: "
-                f"{', '.join(map(repr, names)) or 'none'}"
-            )
-        if not isinstance(passed, bool):
-            raise GiskardValidationError(
-                f"passed must be True or False (the verdict the check should give), got {passed!r}"
-            )
-        if note is not None and not isinstance(note, str):
-            raise GiskardValidationError(f"note must be text or None, got {type(note).__name__}")
+        validate_label(names, check, passed, note, f"result {result.id}")
         who = labeler if labeler is not None else self._store.actor
         fields: dict[str, Any] = {
             "project_id": project_id,
