@@ -39,6 +39,7 @@ import os
 import socket
 import threading
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -118,7 +119,7 @@ T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 
-class RunLedger(Generic[T]):
+class RunLedger(ABC, Generic[T]):
     """One run's lease on its record and the batched store of its rows (see the module docstring).
 
     Subclasses set ``table`` (the run records' table), ``callback`` and ``noun`` (the name users pass
@@ -152,10 +153,10 @@ class RunLedger(Generic[T]):
         """The batch's rows, encoded on the event loop (``None``: ``write`` encodes them)."""
         return None
 
+    @abstractmethod
     def write(self, batch: list[T], encoded: Any) -> list[T]:
         """Store ``batch`` (one transaction) with the run's counters; return the rows stored. Runs
         on a worker thread; an exception stops the run (``fail`` keeps one without raising)."""
-        raise NotImplementedError
 
     def fail(self, exc: BaseException) -> None:
         """Keep a write failure (the first one) to stop the run with."""
