@@ -30,6 +30,7 @@ from giskard_nb.hub.migrate import (
     add_missing_columns,
     add_missing_indexes,
     fill_result_reasons,
+    key_results_by_repeat,
     upgrade_records,
 )
 from giskard_nb.hub.models.base import SCHEMA_VERSION
@@ -240,6 +241,7 @@ def _upgrade_layout(conn: sa.Connection) -> None:
     add_missing_columns(conn, schema.metadata)
     add_missing_indexes(conn, schema.metadata)
     fill_result_reasons(conn)  # layout 5: the reason of results written before it
+    key_results_by_repeat(conn)  # layout 8: results keyed by (evaluation, test case, repeat)
     if stored is None:
         conn.execute(schema.meta.insert().values(key="table_layout", value=str(TABLE_LAYOUT)))
     else:

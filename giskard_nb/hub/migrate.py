@@ -26,6 +26,7 @@ __all__ = [
     "add_missing_columns",
     "add_missing_indexes",
     "fill_result_reasons",
+    "key_results_by_repeat",
     "upgrade_evaluation_results",
     "upgrade_records",
 ]
@@ -36,8 +37,10 @@ __all__ = [
 #: 5: ``hub_evaluation_results.reason``, filled for older rows when the file is opened:
 #: ``fill_result_reasons``; 6: ``hub_evaluation_results.tool_calls``, the trajectory, NULL in older
 #: rows: they were written before tool calls were recorded, read as none; 7: ``hub_result_labels``,
-#: human labels on check verdicts, a new table: empty in an older file).
-TABLE_LAYOUT = 7
+#: human labels on check verdicts, a new table: empty in an older file; 8: the repeat index of
+#: evaluation results, ``hub_evaluation_results.repeat``, 0 in older rows, and the results' unique key
+#: (evaluation, test case) widened to (evaluation, test case, repeat): ``key_results_by_repeat``).
+TABLE_LAYOUT = 8
 
 _BATCH = 1000
 logger = logging.getLogger(__name__)
@@ -151,6 +154,47 @@ def fill_result_reasons(conn: sa.Connection) -> int:
         convert,
         "reason not stored",
     )
+
+
+def key_results_by_repeat(conn: sa.Connection) -> bool:
+    """Table layout 8: every evaluation result gets a repeat index (0 for those written before it) and
+    the results' unique key becomes (evaluation, test case, repeat), so that an evaluation with
+    ``repeats=k`` stores k results per test case. Returns whether the key had to be changed.
+
+    PostgreSQL swaps the constraint. SQLite cannot change a table's constraints: the table is rebuilt
+    in this transaction (created under a new name, rows copied, the old one dropped, the new one
+    renamed, its indexes created), with the human labels, which refer to results, set aside
+    meanwhile (they are few) and put back as they were."""
+    from giskard_nb.hub import schema
+
+    t = schema.results
+    conn.execute(sa.update(t).where(t.c.repeat.is_(None)).values(repeat=0))
+    unique = {u["name"] for u in sa.inspect(conn).get_unique_constraints(t.name)}
+    if "uq_hub_results_repeat" in unique:
+        return False
+    key = next(c for c in t.constraints if c.name == "uq_hub_results_repeat")
+    if conn.dialect.name != "sqlite":
+        if "uq_hub_results_test_case" in unique:
+            conn.exec_driver_sql(f"ALTER TABLE {t.name} DROP CONSTRAINT uq_hub_results_test_case")
+        conn.exec_driver_sql(f'ALTER TABLE {t.name} ALTER COLUMN "repeat" SET DEFAULT 0')
+        conn.execute(sa.schema.AddConstraint(key))
+        return True
+    labels = schema.result_labels
+    kept = [dict(row) for row in conn.execute(sa.select(labels)).mappings()]
+    labels.drop(conn)
+    new = f"{t.name}_layout{TABLE_LAYOUT}"
+    create = str(sa.schema.CreateTable(t).compile(dialect=conn.dialect))
+    conn.exec_driver_sql(create.replace(f"TABLE {t.name} ", f"TABLE {new} ", 1))
+    columns = ", ".join(f'"{c.name}"' for c in t.columns)
+    conn.exec_driver_sql(f"INSERT INTO {new} ({columns}) SELECT {columns} FROM {t.name}")
+    conn.exec_driver_sql(f"DROP TABLE {t.name}")
+    conn.exec_driver_sql(f"ALTER TABLE {new} RENAME TO {t.name}")
+    for index in t.indexes:
+        index.create(conn)
+    labels.create(conn)
+    if kept:
+        conn.execute(labels.insert(), kept)
+    return True
 
 
 #: Per table: how its records are brought up to this schema version (``fn(conn, below=version)``).

@@ -35,6 +35,7 @@ RESULT_COLUMNS: tuple[ResultColumn, ...] = (
     ResultColumn("evaluation_id", "text", index=False),
     ResultColumn("id", "text", index=False),
     ResultColumn("test_case_id", "text", index=False),
+    ResultColumn("repeat", "integer", index=False),  # 0..k-1 with repeats=k (layout 8)
     ResultColumn("status", "status", index=False),
     ResultColumn("failure_category", "text", index=False),  # its identifier
     ResultColumn("failure_category_title", "text"),

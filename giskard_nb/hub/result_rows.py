@@ -174,6 +174,7 @@ def result_row(result: EvaluationResult) -> dict[str, Any]:
         "updated_at": result.updated_at,
         "evaluation_id": result.evaluation_id,
         "test_case_id": result.test_case_id,
+        "repeat": result.repeat,
         "status": status.value,
         "failure_category": category.identifier if category else None,
         "scenario_result": _scenario_json(result),
@@ -193,6 +194,7 @@ def frame_row(
         "evaluation_id": result.evaluation_id,
         "id": result.id,
         "test_case_id": result.test_case_id,
+        "repeat": result.repeat,
         "status": result.status,
         "failure_category": category.identifier if category else None,
         "created_at": result.created_at,
@@ -253,6 +255,7 @@ def raw_view(row: Mapping[str, Any]) -> dict[str, Any]:
         "id": row["id"],
         "evaluation_id": row["evaluation_id"],
         "test_case_id": row["test_case_id"],
+        "repeat": row.get("repeat") or 0,
         "status": row["status"],
         "created_at": row["created_at"],
         "messages": from_json(row["messages"]),
@@ -286,5 +289,6 @@ def read_model(row: Mapping[str, Any], data: dict[str, Any] | None = None) -> Ev
         fields[key] = row[key]
     fields["updated_at"] = row.get("updated_at") or row["created_at"]  # iter_raw does not read it
     fields["test_case_id"] = row["test_case_id"]
+    fields["repeat"] = row.get("repeat") or 0
     fields["scenario_result"] = from_json(row["scenario_result"])
     return EvaluationResult.model_validate(fields)

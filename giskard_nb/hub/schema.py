@@ -153,11 +153,15 @@ results = record_table(
     "evaluation_results",
     sa.Column("evaluation_id", sa.String(36), _fk("hub_evaluations"), nullable=False),
     sa.Column("test_case_id", sa.String(36), nullable=False),
+    #: Which run of its test case this is (0..k-1 in an evaluation with ``repeats=k``; table layout
+    #: 8). Nullable by the rule of new columns; every row has one (older rows get 0 when the file is
+    #: opened, and a row written without one gets the default).
+    sa.Column("repeat", sa.Integer, nullable=True, server_default=sa.text("0")),
     sa.Column("status", sa.String(8), nullable=False),
     sa.Column("failure_category", sa.String(100), nullable=True),
     sa.Column("scenario_result", sa.Text, nullable=False),
     *result_index_columns(),
-    sa.UniqueConstraint("evaluation_id", "test_case_id", name="uq_hub_results_test_case"),
+    sa.UniqueConstraint("evaluation_id", "test_case_id", "repeat", name="uq_hub_results_repeat"),
     sa.Index(
         "ix_hub_results_order", "evaluation_id", "created_at", "id"
     ),  # listing order (layout 3)

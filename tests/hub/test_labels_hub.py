@@ -87,7 +87,7 @@ def test_a_file_of_table_layout_6_opens_with_no_labels(tmp_path: Path) -> None:
                 sa.select(schema.meta.c.value).where(schema.meta.c.key == "table_layout")
             ).scalar()
             assert conn.execute(sa.select(sa.func.count()).select_from(schema.result_labels))
-        assert int(layout) == TABLE_LAYOUT == 7
+        assert int(layout) == TABLE_LAYOUT == 8
         assert hub.evaluations.results.labels() == []
     finally:
         hub.close()

@@ -42,6 +42,9 @@ class Evaluation(HubRecord):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     n_test_cases: int = 0
+    #: How many times each test case runs (``create_local(..., repeats=k)``): the evaluation holds
+    #: up to ``n_test_cases * repeats`` results, and its summary gives per-case pass^k and pass@k.
+    repeats: int = Field(default=1, ge=1)
     counts: dict[str, int] = Field(default_factory=dict)
     failure_categories: dict[str, int] = Field(default_factory=dict)
     error: str | None = None

@@ -159,6 +159,8 @@ class EvaluationResult(HubRecord):
 
     evaluation_id: str
     test_case_id: str
+    #: Which run of its test case this is: 0..k-1 in an evaluation with ``repeats=k`` (else 0).
+    repeat: int = Field(default=0, ge=0)
     messages: list[ChatMessage] = Field(default_factory=list)
     scenario_result: ScenarioResult
     failure_category: FailureCategory | None = None
