@@ -29,6 +29,7 @@ EXAMPLES = """examples:
   giskard-nb eval --dataset cases.csv --agent my_app.bot:answer --junit junit.xml --csv results.csv
   giskard-nb eval --dataset "$DATASET_ID" --agent "$AGENT_URL" --timeout 20 --max-concurrency 16
   giskard-nb eval --rescore "$EVALUATION_ID"
+  giskard-nb eval --demo --memory --repeats 3
   giskard-nb eval --dataset examples/faq.csv --agent my_app.bot:answer --ray 2
 """
 
@@ -71,6 +72,12 @@ def add_parser(commands: Any) -> None:
     )
     p.add_argument("--max-concurrency", type=int, default=8, help="cases run at once (default 8)")
     p.add_argument("--timeout", type=float, default=None, help="seconds allowed per test case")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="runs of each test case (default 1): per-case pass^k, pass@k and error bars",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
         "--allow-unchecked",
@@ -87,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-concurrency must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be > 0 seconds")
+    if args.repeats < 1:
+        raise UsageError("--repeats must be at least 1 (how many times each test case runs)")
     if args.judge and not args.rescore:
         raise UsageError("--judge goes with --rescore EVALUATION_ID")
     if args.rescore:
@@ -141,6 +150,7 @@ def _evaluate(hub: Any, args: argparse.Namespace, ray: Any = None) -> int:
         "max_concurrency": args.max_concurrency,
         "timeout": args.timeout,
         "progress": not args.no_progress,
+        "repeats": args.repeats,
     }
     if args.name:
         options["name"] = args.name
@@ -167,7 +177,7 @@ def _report(evaluation: Any, args: argparse.Namespace) -> int:
     sys.stderr.flush()
     print(evaluation.summary())
     results = evaluation.results()
-    print_failures(results)
+    print_failures(results, evaluation.repeats)
     _write_reports(evaluation, results, args)
     counts = evaluation.refresh().counts
     print(f"\nevaluation {evaluation.id} ({evaluation.status}): {_counts(counts)}")

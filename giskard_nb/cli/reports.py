@@ -32,6 +32,11 @@ def _question(result: Any) -> str:
     return last_user_content(result.messages) or ""
 
 
+def _run(result: Any, repeats: int) -> str:
+    """`` (run 2/3)`` for a result of an evaluation with repeats, else nothing."""
+    return f" (run {result.repeat + 1}/{repeats})" if repeats > 1 else ""
+
+
 def _why(result: Any) -> str:
     """The result's ``reason`` (``giskard_nb.core.reasons.case_reason``: one line, bounded, no
     control character)."""
@@ -53,16 +58,17 @@ def _junit_body(result: Any, why: str) -> str:
     return "\n\n".join(parts)
 
 
-def print_failures(results: Any) -> None:
-    """Each failed or errored result: its question, the agent's reply and why (printed without
-    terminal controls: the reply is untrusted)."""
+def print_failures(results: Any, repeats: int = 1) -> None:
+    """Each failed or errored result: its question (and run, with ``repeats``), the agent's reply
+    and why (printed without terminal controls: the reply is untrusted)."""
     bad = [r for r in results if r.status in ("fail", "error")]
     if not bad:
         return
     say("\nFailed and errored test cases:")
     for result in bad:
         category = f" [{result.failure_category.title}]" if result.failure_category else ""
-        say(f"  {result.status.upper()}{category} {_clip(_question(result), 100)!r}")
+        run = _run(result, repeats)
+        say(f"  {result.status.upper()}{category} {_clip(_question(result), 100)!r}{run}")
         if result.agent_output is not None:
             say(f"      agent: {_clip(result.agent_output.content)!r}")
         say(f"      why:   {_clip(_why(result), 300)}")
@@ -86,7 +92,9 @@ def write_junit(evaluation: Any, results: Any, path: str | os.PathLike[str]) -> 
             suite,
             "testcase",
             classname=xml_text(f"giskard_nb.{evaluation.agent_name}"),
-            name=xml_text(f"{number:03d} {_clip(_question(result), 120)}"),
+            name=xml_text(
+                f"{number:03d} {_clip(_question(result), 120)}{_run(result, evaluation.repeats)}"
+            ),
             time=f"{result.duration_ms / 1000:.3f}",
         )
         tag = {"fail": "failure", "error": "error", "skip": "skipped"}.get(result.status)

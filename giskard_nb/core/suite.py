@@ -20,7 +20,7 @@ from giskard_nb.errors import GiskardValidationError, WrongTypeError
 if TYPE_CHECKING:
     from giskard_nb.executors import Executor
 
-__all__ = ["DEFAULT_MAX_CONCURRENCY", "Suite", "run_scenarios"]
+__all__ = ["DEFAULT_MAX_CONCURRENCY", "Suite", "check_repeats", "run_scenarios"]
 
 DEFAULT_MAX_CONCURRENCY = 10
 
@@ -86,7 +86,7 @@ class Suite(BaseModel):
         executor's (its workers and their in-flight bound).
         """
         _check_concurrency(max_concurrency)  # checked even when parallel=False ignores it
-        _check_repeats(repeats)
+        check_repeats(repeats)
         progress = progress or verbose
         effective = target if target is not MISSING else self.target
         jobs = [s for s in self.scenarios for _ in range(repeats)]
@@ -237,10 +237,11 @@ def _check_concurrency(value: int | None) -> int | None:
     return value
 
 
-def _check_repeats(value: int) -> int:
+def check_repeats(value: int, what: str = "scenario") -> int:
+    """``repeats`` as given, or a clear error unless it is a whole number >= 1."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise GiskardValidationError(
-            f"repeats must be a whole number >= 1 (how many times each scenario runs), got {value!r}"
+            f"repeats must be a whole number >= 1 (how many times each {what} runs), got {value!r}"
         )
     return value
 

@@ -54,13 +54,17 @@ from giskard_nb.hub.models.check import HubCheck
 from giskard_nb.hub.models.dataset import CheckSpec, HubTestCase
 from giskard_nb.hub.models.evaluation import Evaluation, EvaluationResult
 from giskard_nb.hub.models.evaluation_result import outcome
-from giskard_nb.hub.scenario_cases import AgentFn, test_case_to_scenario
+from giskard_nb.hub.scenario_cases import AgentFn, run_key, test_case_to_scenario
+
+#: One run of a test case: the test case and its repeat index (0..k-1 with ``repeats=k``).
+Run = tuple[HubTestCase, int]
 
 __all__ = [
     "AgentFn",
     "EvaluationRows",
     "EvaluationRun",
     "OnResult",
+    "Run",
     "agent_outputs",
     "outcome",
 ]
@@ -72,12 +76,12 @@ logger = logging.getLogger(__name__)
 
 
 def agent_outputs(
-    agent: AgentFn, roles: dict[str, str] | None = None
+    agent: AgentFn, roles: dict[tuple[str, int], str] | None = None
 ) -> Callable[[list[dict[str, str]], Trace], Awaitable[Interaction | str]]:
     """The ``outputs`` of a test case's interaction: the agent's reply text, as an ``Interaction``
     with its metadata (as plain JSON) when it has some (without, the core builds the interaction
-    itself: one model fewer per test case). ``roles`` receives, by test case id, the role of a reply
-    that is not the assistant's. A local agent is called on the conversation as given (the test
+    itself: one model fewer per test case). ``roles`` receives, by run (``run_key``: test case id and
+    repeat), the role of a reply that is not the assistant's. A local agent is called on the conversation as given (the test
     case's: plain dicts of valid text), a string reply kept as text (``LocalAgent.reply``)."""
     call = agent.reply if isinstance(agent, LocalAgent) else agent
 
@@ -87,7 +91,7 @@ def agent_outputs(
         if isinstance(output, str):
             return output
         if roles is not None and output.response.role != "assistant":
-            roles[trace.annotations["test_case_id"]] = output.response.role
+            roles[run_key(trace.annotations)] = output.response.role
         if not output.metadata:
             return output.content
         metadata = json.loads(json.dumps(output.metadata, default=str))
@@ -141,7 +145,8 @@ class EvaluationRows(RunLedger[EvaluationResult]):
 
 
 class EvaluationRun:
-    """One pass over some test cases of an evaluation (a new run, a resume or a re-run of errors)."""
+    """One pass over some runs of an evaluation's test cases (a new run, a resume or a re-run of
+    errors): each run is a test case and its repeat index (``Run``)."""
 
     def __init__(
         self,
@@ -163,38 +168,38 @@ class EvaluationRun:
         self.custom_checks = custom_checks
         self.progress = progress
         self._checks: dict[tuple[str, str], Check] = {}
-        self._cases: list[HubTestCase] = []
-        self._unbuilt: list[EvaluationResult] = []  # test cases whose checks cannot be built
-        self._roles: dict[str, str] = {}  # test case id -> role of a reply not from "assistant"
+        self._runs: list[Run] = []
+        self._unbuilt: list[EvaluationResult] = []  # runs whose checks cannot be built
+        self._roles: dict[tuple[str, int], str] = {}  # run -> role of a reply not from "assistant"
         #: With an executor, ``agent`` is the factory its workers call (``hub.evaluation_remote``)
         #: and the scenarios leave their outputs to the agent a worker plays them against.
         self.executor = executor
         self._outputs = (  # one function: one signature check
             MISSING if executor is not None else agent_outputs(agent, self._roles)
         )
-        self._started: dict[str, Any] = {}  # test case id -> when a worker started it
+        self._started: dict[tuple[str, int], Any] = {}  # run -> when a worker started it
         self.ledger = EvaluationRows(store, evaluation, replace=replace, on_result=on_result)
 
-    async def run(self, test_cases: Sequence[HubTestCase]) -> Evaluation:
-        """Run the test cases; returns the evaluation as stored at the end (finished or interrupted)."""
+    async def run(self, runs: Sequence[Run]) -> Evaluation:
+        """Play the runs; returns the evaluation as stored at the end (finished or interrupted)."""
         ledger = self.ledger
-        bar = ledger.bar = self._progress_bar(len(test_cases))
+        bar = ledger.bar = self._progress_bar(len(runs))
         try:
             async with ledger:  # refused while another live run holds the evaluation
-                await self._run(ledger, test_cases)
+                await self._run(ledger, runs)
         finally:
             if bar is not None:
                 bar.close()
         return self.store.finish(self.evaluation.id, "finished", tally=ledger.tally)
 
-    async def _run(self, ledger: EvaluationRows, test_cases: Sequence[HubTestCase]) -> None:
+    async def _run(self, ledger: EvaluationRows, runs: Sequence[Run]) -> None:
         evaluation_id = self.evaluation.id
         try:
             with frozen():  # the session's objects out of the collector's sight meanwhile
-                runnable = self._prepare(test_cases)
+                runnable = self._prepare(runs)
                 for result in self._unbuilt:
                     await ledger.add(result)
-                scenarios = (self._scenario(case, checks) for case, checks in runnable)
+                scenarios = (self._scenario(run, checks) for run, checks in runnable)
                 if self.executor is not None:
                     await self._run_remote(scenarios)
                 else:
@@ -238,17 +243,19 @@ class EvaluationRun:
 
     # -- building the scenarios ----------------------------------------------------------------------
 
-    def _prepare(self, cases: Sequence[HubTestCase]) -> list[tuple[HubTestCase, list[Check]]]:
-        """Each test case with its checks; one whose checks cannot be built is an ERROR result now."""
+    def _prepare(self, runs: Sequence[Run]) -> list[tuple[Run, list[Check]]]:
+        """Each run with its test case's checks; a run whose checks cannot be built is an ERROR
+        result now."""
         runnable = []
-        for case in cases:
+        for run in runs:
+            case = run[0]
             try:
                 checks = [self._check(s) for s in case.checks if s.enabled]
             except GiskardNBError as exc:
-                self._unbuilt.append(self._result(case, _errored(case, exc, phase="checks")))
+                self._unbuilt.append(self._result(run, _errored(case, exc, phase="checks")))
             else:
-                runnable.append((case, checks))
-        self._cases = [case for case, _ in runnable]
+                runnable.append((run, checks))
+        self._runs = [run for run, _ in runnable]
         return runnable
 
     def _check(self, spec: CheckSpec) -> Check:
@@ -259,15 +266,19 @@ class EvaluationRun:
             check = self._checks[key] = build_check(spec, self.custom_checks)
         return check
 
-    def _scenario(self, case: HubTestCase, checks: list[Check]) -> Scenario:
-        self._started[case.id] = utcnow()  # a worker starts it now: results list in this order
-        return test_case_to_scenario(case, checks=checks, outputs=self._outputs)
+    def _scenario(self, run: Run, checks: list[Check]) -> Scenario:
+        case, repeat = run
+        self._started[case.id, repeat] = (
+            utcnow()
+        )  # a worker starts it now: results list in this order
+        return test_case_to_scenario(case, checks=checks, outputs=self._outputs, repeat=repeat)
 
     # -- results -------------------------------------------------------------------------------------
 
     async def _finished(self, index: int, scenario_result: ScenarioResult) -> None:
         """``on_result`` of the engine: classify a failure, then queue the result for storage."""
-        case = self._cases[index]
+        run = self._runs[index]
+        case = run[0]
         verdict = None
         if scenario_result.status is CheckStatus.FAIL:
             last = scenario_result.final_trace.last
@@ -276,12 +287,13 @@ class EvaluationRun:
                 reply=None if last is None else last.outputs,
                 messages=case.conversation,
             )
-        await self.ledger.add(self._result(case, scenario_result, verdict))
+        await self.ledger.add(self._result(run, scenario_result, verdict))
 
     def _result(
-        self, case: HubTestCase, scenario_result: ScenarioResult, verdict: Any = None
+        self, run: Run, scenario_result: ScenarioResult, verdict: Any = None
     ) -> EvaluationResult:
-        started = self._started.pop(case.id, None) or utcnow()
+        case, repeat = run
+        started = self._started.pop((case.id, repeat), None) or utcnow()
         classified = {}
         if verdict is not None:
             classified = {
@@ -293,9 +305,10 @@ class EvaluationRun:
         return EvaluationResult(
             evaluation_id=self.evaluation.id,
             test_case_id=case.id,
+            repeat=repeat,
             messages=case.messages,
             scenario_result=scenario_result,
-            reply_role=self._roles.pop(case.id, "assistant"),
+            reply_role=self._roles.pop((case.id, repeat), "assistant"),
             created_at=started,
             updated_at=started,
             **classified,

@@ -20,6 +20,7 @@ from typing import Any
 from giskard_nb.core.remote import ScenarioTask
 from giskard_nb.core.scenario import Scenario
 from giskard_nb.core.scenario_result import ScenarioResult
+from giskard_nb.hub.scenario_cases import run_key
 
 __all__ = ["EvaluationTask", "run_on_executor"]
 
@@ -33,7 +34,7 @@ class _CaseAgent:
         from giskard_nb.hub.evaluation import agent_outputs
 
         self.agent = agent
-        self.roles: dict[str, str] = {}
+        self.roles: dict[tuple[str, int], str] = {}
         self.target = agent_outputs(LocalAgent(agent, name=name), self.roles)
 
 
@@ -45,11 +46,11 @@ class EvaluationTask:
     evaluation to the next."""
 
     def __init__(
-        self, checks_on: str, timeout: float | None, roles: dict[str, str], name: str | None
+        self, checks_on: str, timeout: float | None, roles: dict[Any, str], name: str | None
     ):
         self.scenarios = ScenarioTask(checks_on=checks_on, timeout=timeout)
         self.name = name
-        self._roles: dict[str, str] | None = roles
+        self._roles: dict[tuple[str, int], str] | None = roles
         self._agent: _CaseAgent | None = None  # on a worker: its agent, wrapped once per run
 
     def __getstate__(self) -> dict[str, Any]:
@@ -63,12 +64,12 @@ class EvaluationTask:
     async def on_actor(self, agent: Any, scenario: Scenario) -> tuple[Any, str | None]:
         case_agent = self._case_agent(agent)
         played = await self.scenarios.on_actor(case_agent.target, scenario)
-        return played, case_agent.roles.pop(scenario.annotations["test_case_id"], None)
+        return played, case_agent.roles.pop(run_key(scenario.annotations), None)
 
     async def in_caller(self, scenario: Scenario, raw: tuple[Any, str | None]) -> ScenarioResult:
         played, role = raw
         if role is not None and self._roles is not None:
-            self._roles[scenario.annotations["test_case_id"]] = role
+            self._roles[run_key(scenario.annotations)] = role
         return await self.scenarios.in_caller(scenario, played)
 
     def lost(self, scenario: Scenario, reason: str) -> ScenarioResult:
@@ -82,7 +83,7 @@ async def run_on_executor(
     on_result: Callable[[int, ScenarioResult], Any],
     *,
     timeout: float | None,
-    roles: dict[str, str],
+    roles: dict[Any, str],
     name: str | None = None,
 ) -> None:
     """Play ``scenarios`` (pulled lazily) on ``executor``; ``on_result(index, result)`` is called

@@ -83,7 +83,7 @@ def _insert_plan(table: sa.Table, dialect: sa.Dialect) -> _Plan:
 
 class RunTally:
     """What one run stored: how many results (``written``), how many replaced an earlier result of
-    the same test case (``replaced``), and their statuses (``by_status``)."""
+    the same test case and repeat (``replaced``), and their statuses (``by_status``)."""
 
     __slots__ = ("by_status", "replaced", "written")
 
@@ -177,12 +177,14 @@ class EvaluationStore:
                 categories[category] = categories.get(category, 0) + n
         return {"counts": counts, "failure_categories": categories}
 
-    def statuses(self, evaluation_id: str) -> dict[str, str]:
-        """``{test_case_id: status}`` of the stored results (index columns only)."""
+    def statuses(self, evaluation_id: str) -> dict[tuple[str, int], str]:
+        """``{(test_case_id, repeat): status}`` of the stored results (index columns only)."""
         t = _RESULTS
-        query = sa.select(t.c.test_case_id, t.c.status).where(t.c.evaluation_id == evaluation_id)
+        query = sa.select(t.c.test_case_id, t.c.repeat, t.c.status).where(
+            t.c.evaluation_id == evaluation_id
+        )
         with self.db.read() as conn:
-            return dict(conn.execute(query).all())
+            return {(tc, repeat or 0): status for tc, repeat, status in conn.execute(query).all()}
 
     # -- results -------------------------------------------------------------------------------------
 
@@ -205,8 +207,9 @@ class EvaluationStore:
     ) -> tuple[list[EvaluationResult], int]:
         """Store a batch in one transaction; returns the stored results and how many replaced one.
 
-        ``replace``: a result replaces the one stored for the same test case (keeping its id and
-        creation time); otherwise a second result for a test case violates the unique constraint.
+        ``replace``: a result replaces the one stored for the same run (test case and repeat),
+        keeping its id and creation time; otherwise a second result for a run violates the unique
+        constraint.
         ``rows``: the results already encoded (``encode``). If the batch cannot be written, each
         result is written alone, and one that still cannot be is stored as an ERROR result saying
         why (a result another run stored meanwhile for the same test case is left as it is). An
@@ -240,7 +243,7 @@ class EvaluationStore:
             existing = self._existing(conn, results)
             now = utcnow()
             for i, result in enumerate(results):
-                found = existing.get(result.test_case_id)
+                found = existing.get((result.test_case_id, result.repeat))
                 if found is None:
                     continue
                 update = {"id": found[0], "created_at": found[1], "updated_at": now}
@@ -257,11 +260,12 @@ class EvaluationStore:
 
     def _existing(self, conn: sa.Connection, results: Sequence[EvaluationResult]) -> dict[str, Any]:
         t = _RESULTS
-        query = sa.select(t.c.test_case_id, t.c.id, t.c.created_at).where(
+        query = sa.select(t.c.test_case_id, t.c.repeat, t.c.id, t.c.created_at).where(
             t.c.evaluation_id == results[0].evaluation_id,
-            t.c.test_case_id.in_([r.test_case_id for r in results]),
+            t.c.test_case_id.in_({r.test_case_id for r in results}),
         )
-        return {tc: (id_, created) for tc, id_, created in conn.execute(query).all()}
+        rows = conn.execute(query).all()
+        return {(tc, repeat or 0): (id_, created) for tc, repeat, id_, created in rows}
 
     def _save_alone(
         self, result: EvaluationResult, replace: bool
@@ -285,7 +289,9 @@ class EvaluationStore:
     def _stored(self, result: EvaluationResult) -> bool:
         t = _RESULTS
         query = sa.select(t.c.id).where(
-            t.c.evaluation_id == result.evaluation_id, t.c.test_case_id == result.test_case_id
+            t.c.evaluation_id == result.evaluation_id,
+            t.c.test_case_id == result.test_case_id,
+            t.c.repeat == result.repeat,
         )
         with self.db.read() as conn:
             return conn.execute(query).first() is not None
@@ -304,6 +310,7 @@ def unstorable(result: EvaluationResult, reason: str) -> EvaluationResult:
         id=result.id,
         evaluation_id=result.evaluation_id,
         test_case_id=result.test_case_id,
+        repeat=result.repeat,
         messages=result.messages,
         scenario_result=scenario,
         created_at=result.created_at,

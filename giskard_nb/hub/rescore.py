@@ -142,6 +142,7 @@ class RescoreRun:
         return EvaluationResult(
             evaluation_id=self.target.id,
             test_case_id=stored.test_case_id,
+            repeat=stored.repeat,
             messages=stored.messages,
             scenario_result=scenario_result,
             reply_role=stored.reply_role,
@@ -193,7 +194,7 @@ async def rescore_into(
     done = runs.statuses(target.id)
     with paused():
         source = resources.evaluations.results.list(target.rescored_from)
-        stored = [r for r in source if r.test_case_id not in done]
+        stored = [r for r in source if (r.test_case_id, r.repeat) not in done]
     project = resources.projects.retrieve(target.project_id)
     run = RescoreRun(
         runs,

@@ -45,6 +45,7 @@ def test_case_to_scenario(
     checks: Sequence[Check] | None = None,
     custom_checks: Mapping[str, HubCheck] | None = None,
     outputs: Callable[..., Any] | None = None,
+    repeat: int = 0,
 ) -> Scenario:
     """The core Scenario ``test_case`` is run as, calling ``agent`` (see the module docstring).
 
@@ -52,7 +53,9 @@ def test_case_to_scenario(
     distinct spec once); by default they are built here, with the project's ``custom_checks``.
     ``outputs``: instead of ``agent``, the interaction's outputs callable shared by every scenario of
     a run (an evaluation passes one, so that its signature is checked once); ``MISSING``: none, the
-    target the scenario is run with answers (an executor's worker, ``hub.evaluation_remote``)."""
+    target the scenario is run with answers (an executor's worker, ``hub.evaluation_remote``).
+    ``repeat``: which run of the test case this is, in an evaluation with ``repeats=k`` (annotated
+    when not 0: ``run_key``)."""
     if outputs is None:
         if agent is None:
             raise GiskardValidationError(
@@ -62,6 +65,8 @@ def test_case_to_scenario(
     if checks is None:
         checks = [build_check(s, custom_checks) for s in test_case.checks if s.enabled]
     annotations: dict[str, Any] = {"test_case_id": test_case.id, "dataset_id": test_case.dataset_id}
+    if repeat:
+        annotations["repeat"] = repeat
     if test_case.expected_tool_calls:  # what tool checks compare the trajectory with
         annotations["expected_tool_calls"] = [
             c.model_dump(mode="json", exclude_defaults=True) for c in test_case.expected_tool_calls
@@ -73,6 +78,11 @@ def test_case_to_scenario(
     )
     scenario.interact(inputs=test_case.conversation, outputs=outputs)
     return scenario.checks(*checks)
+
+
+def run_key(annotations: Mapping[str, Any]) -> tuple[str, int]:
+    """Which run a scenario (or its trace) is, from its annotations: (test case id, repeat)."""
+    return annotations["test_case_id"], annotations.get("repeat", 0)
 
 
 test_case_to_scenario.__test__ = False  # type: ignore[attr-defined]  # not a pytest test

@@ -290,7 +290,7 @@ def test_the_frames_of_an_evaluation_without_results(mem_hub: Hub) -> None:
     for result in evaluation.results():
         mem_hub.evaluations.results.delete(result.id)
     for frame in (evaluation.to_dataframe(), evaluation.results().to_dataframe()):
-        assert frame.empty and len(frame.columns) == 24
+        assert frame.empty and len(frame.columns) == 25
         assert frame["question"].dtype == object and frame["n_checks"].dtype == "int64"
         assert str(frame["created_at"].dt.tz) == "UTC"
     assert evaluation.to_dataframe("checks").empty

@@ -21,6 +21,7 @@ PINNED = [
     "evaluation_id",
     "result_id",
     "test_case_id",
+    "repeat",
     "status",
     "failure_category",
     "failure_category_title",

@@ -25,6 +25,7 @@ from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import schema
 from giskard_nb.hub.comparison import EvaluationComparison, compare_rows
+from giskard_nb.hub.evaluation_plan import check_executor, check_options, runs_to_play
 from giskard_nb.hub.evaluation_store import EvaluationStore
 from giskard_nb.hub.models.base import build, require_same_project, utcnow
 from giskard_nb.hub.models.dataset import HubTestCase
@@ -75,12 +76,15 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         classifier: Classifier = "auto",
         progress: bool = True,
         on_result: OnResult | None = None,
+        repeats: int = 1,
     ) -> Evaluation:
         """Evaluate a registered (remote) agent on the active test cases of a dataset (those having
         every tag in ``tags``). ``timeout`` bounds each test case (seconds); ``classifier`` picks how
         failures are categorized ("auto": the LLM judge if one is configured, else the rule);
         ``on_result(result)`` is called with each result once stored (see the module docstring: its
-        exceptions are reported, never lose a result)."""
+        exceptions are reported, never lose a result). ``repeats=k`` runs each test case k times
+        (the agent and the judges called again each time): the summary then gives per-case pass^k,
+        pass@k and flaky cases, and intervals bootstrapped over cases (``giskard_nb.hub.evaluation_plan``)."""
         agent = self._store.resources.agents.retrieve(agent_id)
         dataset = self._store.resources.datasets.retrieve(dataset_id)
         require_same_project(
@@ -99,6 +103,7 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
             tags=tags,
             max_concurrency=max_concurrency,
             timeout=timeout,
+            repeats=repeats,
         )
         return await self._run(
             evaluation, None, classifier, progress, only="all", cases=cases, on_result=on_result
@@ -120,12 +125,13 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         progress: bool = True,
         on_result: OnResult | None = None,
         executor: Any = None,
+        repeats: int = 1,
     ) -> Evaluation:
         """Evaluate a Python function (sync or async) taking the list of ``{role, content}`` messages
         (or the last user message when its first parameter is annotated ``str`` or named like text:
         ``giskard_nb.core.agent_convention``) and returning a string, a message dict or an object
         with response and metadata. Options as ``acreate`` (``on_result(result)``: called with each
-        result once stored).
+        result once stored; ``repeats=k``: each test case runs k times).
 
         ``executor=RayExecutor(...)``: the test cases are played on the executor's workers, and
         ``agent`` is then the *agent factory*, a function without arguments that each worker calls
@@ -133,7 +139,7 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         executor's business then). Results are stored as they arrive, as for a local run."""
         from giskard_nb.hub.agents import LocalAgent
 
-        _check_executor(executor, agent)
+        check_executor(executor, agent)
         local = LocalAgent(agent, name=agent_name)
         dataset = self._store.resources.datasets.retrieve(dataset_id)
         evaluation, cases = self._new(
@@ -146,6 +152,7 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
             tags=tags,
             max_concurrency=max_concurrency,
             timeout=timeout,
+            repeats=repeats,
         )
         return await self._run(
             evaluation, agent if executor is not None else local, classifier, progress, only="all",
@@ -164,9 +171,9 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         on_result: OnResult | None = None,
         executor: Any = None,
     ) -> Evaluation:
-        """Run only the test cases that have no result yet (after an interruption). A local
+        """Run only the test cases (and repeats) that have no result yet (after an interruption). A local
         evaluation needs its ``agent`` function again (with ``executor=``: its agent factory)."""
-        _check_executor(executor, agent)
+        check_executor(executor, agent)
         evaluation = self.retrieve(evaluation_id)
         if evaluation.rescored_from is not None:  # a re-score: re-score what is missing
             return await self._rescore(evaluation, None, classifier, progress, on_result)
@@ -187,8 +194,8 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         on_result: OnResult | None = None,
         executor: Any = None,
     ) -> Evaluation:
-        """Run again the test cases whose result is an error, replacing those results."""
-        _check_executor(executor, agent)
+        """Run again the test cases (and repeats) whose result is an error, replacing those results."""
+        check_executor(executor, agent)
         evaluation = self.retrieve(evaluation_id)
         return await self._run(
             evaluation, agent, classifier, progress, only="errored", on_result=on_result,
@@ -219,14 +226,22 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         model = generator if isinstance(generator, str) else getattr(generator, "model", None)
         data = {
             **source.model_dump(
-                include={"project_id", "dataset_id", "agent_id", "agent_name", "local", "tags"}
+                include={
+                    "project_id",
+                    "dataset_id",
+                    "agent_id",
+                    "agent_name",
+                    "local",
+                    "tags",
+                    "repeats",
+                }
             ),
             "name": name or f"{source.name} (re-scored{' by ' + model if model else ''})",
             "max_concurrency": source.max_concurrency,
             "rescored_from": source.id,
             "rescore_generator": model,
             "rescore_given_checks": given is not None,
-            "n_test_cases": len(self.store.statuses(source.id)),
+            "n_test_cases": len({case for case, _ in self.store.statuses(source.id)}),
             "started_at": utcnow(),
         }
         target = self._create(build(Evaluation, data, "evaluation"))
@@ -295,12 +310,11 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
     def _new(
         self, project_id: str, dataset_id: str, name: str, **fields: Any
     ) -> tuple[Evaluation, list[HubTestCase]]:
-        if fields["max_concurrency"] < 1:
-            raise GiskardValidationError(
-                f"max_concurrency must be >= 1, got {fields['max_concurrency']}"
-            )
-        if fields["timeout"] is not None and fields["timeout"] <= 0:
-            raise GiskardValidationError(f"timeout must be > 0 seconds, got {fields['timeout']}")
+        check_options(
+            max_concurrency=fields["max_concurrency"],
+            timeout=fields["timeout"],
+            repeats=fields.setdefault("repeats", 1),
+        )
         data = {
             "project_id": project_id,
             "dataset_id": dataset_id,
@@ -343,14 +357,8 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
         from giskard_nb.hub.failure_categories import FailureClassifier
 
         cases = self._cases(evaluation) if cases is None else cases
-        if only != "all":
-            stored = self.store.statuses(evaluation.id)
-            # the test cases of the evaluation: those that existed when it was created
-            cases = [c for c in cases if c.created_at <= evaluation.created_at]
-            if only == "missing":
-                cases = [c for c in cases if c.id not in stored]
-            else:
-                cases = [c for c in cases if stored.get(c.id) == "error"]
+        stored = self.store.statuses(evaluation.id) if only != "all" else None
+        runs = runs_to_play(evaluation, cases, only=only, stored=stored)
         project = self._store.resources.projects.retrieve(evaluation.project_id)
         categorizer = FailureClassifier.create(project.failure_categories, classifier)
         async with AsyncExitStack() as stack:
@@ -379,18 +387,4 @@ class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
                 on_result=on_result,
                 executor=executor,
             )
-            return await run.run(cases)
-
-
-def _check_executor(executor: Any, agent: Any) -> None:
-    """A run on an executor needs ``agent``: the factory its workers build the agent with."""
-    if executor is None:
-        return
-    from giskard_nb.executors.base import check_executor_args
-
-    if agent is None:
-        raise GiskardValidationError(
-            "a run on an executor needs agent=<agent factory>: a function without arguments that "
-            "builds the agent, called once on each worker (so a model loads once per worker)"
-        )
-    check_executor_args(executor, agent)
+            return await run.run(runs)
