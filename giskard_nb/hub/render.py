@@ -94,8 +94,8 @@ def summary_html(summary: Any) -> str:
     )
     interval = summary.interval.to_interval() if summary.interval else None
     repeats = ""
-    if summary.repeats > 1 or summary.n_flaky:
-        k, n = summary.repeats, len(summary.cases)
+    if summary.runs_per_case > 1:
+        k, n = summary.runs_per_case, len(summary.cases)
         flaky = _table(
             ["flaky test case", "passed", "runs"],
             [[_short(c.label, 120), str(c.passed), str(c.runs)] for c in summary.flaky_cases[:20]],

@@ -118,6 +118,11 @@ class EvaluationSummary(BaseModel):
     n_flaky: int = 0
 
     @property
+    def runs_per_case(self) -> int:
+        """The ``k`` of pass^k: the evaluation's ``repeats``, or more if a case has more results."""
+        return max([self.repeats, *(c.runs for c in self.cases)])
+
+    @property
     def flaky_cases(self) -> list[CaseStats]:
         """The test cases whose runs disagree (some passed, some failed or errored)."""
         return [c for c in self.cases if c.flaky]
@@ -196,8 +201,8 @@ class EvaluationSummary(BaseModel):
             + (f", {self.missing} not run yet" if self.missing else "")
             + f"), {self.rate.text(interval=_interval(self.interval))}"
         ]
-        if self.repeats > 1 or self.n_flaky:
-            k = self.repeats
+        if self.runs_per_case > 1:
+            k = self.runs_per_case
             lines.append(
                 f"  Repeats: {k} per case; pass^{k} {self.n_pass_all}/{len(self.cases)} cases, "
                 f"pass@{k} {self.n_pass_any}/{len(self.cases)}, {self.n_flaky} flaky"
