@@ -285,7 +285,11 @@ def summarize(
     failed = statuses["fail"]
     total = sum(statuses.values())
     repeats = int(getattr(evaluation, "repeats", 1) or 1)
-    check_intervals, cases = tally.by_check(), tally.cases()
+    cases = tally.cases()
+    check_intervals = tally.by_check(
+        {name: PassRate.from_counts(e["counts"]) for name, e in checks.items()}
+    )
+    tag_intervals = tally.by_tag({tag: PassRate.from_counts(c) for tag, c in tags.items()})
     return EvaluationSummary(
         evaluation_id=evaluation.id,
         name=evaluation.name,
@@ -314,7 +318,7 @@ def summarize(
                     title=title,
                     count=count,
                     share=count / failed if failed else 0,
-                    share_interval=tally.category_share(ident),
+                    share_interval=tally.category_share(ident, count, failed),
                 )
                 for ident, (title, count) in categories.items()
             ),
@@ -325,7 +329,7 @@ def summarize(
         usage=Usage(**{k: (int(v) if k != "cost_usd" else v) for k, v in usage.items()}),
         repeats=repeats,
         interval=tally.overall(),
-        tag_intervals={str(k): v for k, v in tally.by_tag().items()},
+        tag_intervals={str(k): v for k, v in tag_intervals.items()},
         cases=cases,
         n_pass_all=sum(c.pass_all for c in cases),
         n_pass_any=sum(c.pass_any for c in cases),
