@@ -28,14 +28,13 @@ def row(
     category: str | None = None,
     check: str = "answer",
 ) -> dict[str, Any]:
-    check_status = status if status != "error" else "error"
     return {
         "test_case_id": tc,
         "repeat": repeat,
         "status": status,
         "messages": [{"role": "user", "content": question or f"question {tc}"}],
         "tags": tags or [],
-        "checks": [{"name": check, "kind": "string_match", "status": check_status}],
+        "checks": [{"name": check, "kind": "string_match", "status": status}],
         "failure_category": {"identifier": category, "title": category.title()}
         if category
         else None,
@@ -206,7 +205,8 @@ def test_frames_carry_intervals_with_stable_types() -> None:
 
 def test_text_and_html_show_intervals_and_escape_hostile_labels() -> None:
     hostile = "<script>alert('x')</script> & more"
-    rows = repeated_rows() + [
+    rows = [
+        *repeated_rows(),
         row("H", "pass", question=hostile),
         row("H", "fail", repeat=1, question=hostile),
     ]
