@@ -82,6 +82,8 @@ _HUB_VIEWS = (
     ("models.label", "frames", "to_dataframe()"),
     ("judging", "frames", "to_dataframe()"),
     ("resources.results", "frames.tool_calls", "to_dataframe()"),
+    ("resources.results", "frames.rates", "to_dataframe(level='cases')"),
+    ("summary", "frames.rates", "to_dataframe(by='case')"),
     ("models.evaluation", "charts", "plot_*()"),
     ("resources.knowledge_bases", "charts.topics", "plot_topics()"),
 )

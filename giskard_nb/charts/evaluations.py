@@ -1,5 +1,6 @@
-"""Charts of Hub evaluations: failure categories (treemap with drill-down by check, or bars) and two
-evaluations compared case by case (regressions pass→fail, fixes fail→pass).
+"""Charts of Hub evaluations: failure categories (treemap with drill-down by check, or bars), pass rates
+per check, tag or failure category with their 95 % intervals as error bars, and two evaluations
+compared case by case (regressions pass→fail, fixes fail→pass).
 
 Each function takes the Hub objects (an ``Evaluation``, an ``EvaluationComparison``) or the frames
 their ``to_dataframe`` give, and returns a Plotly figure.
@@ -17,7 +18,12 @@ if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
 
-__all__ = ["failure_category_counts", "plot_comparison", "plot_failure_categories"]
+__all__ = [
+    "failure_category_counts",
+    "plot_comparison",
+    "plot_failure_categories",
+    "plot_pass_rates",
+]
 
 UNCATEGORIZED = "(uncategorized)"
 _CHANGE_COLORS = {
@@ -128,6 +134,72 @@ def plot_failure_categories(evaluation: Any, *, kind: str = "treemap") -> go.Fig
         )
     )
     return layout(fig, title, height=420)
+
+
+_METHODS = {"wilson": "Wilson", "bootstrap": "bootstrap over cases"}
+
+
+def plot_pass_rates(evaluation: Any, *, by: str = "check") -> go.Figure:
+    """Each pass rate of an evaluation as a bar with its 95 % interval as error bars: per check
+    (``by="check"``), per tag (``"tag"``), or each failure category's share of the failed results
+    (``"category"``). The hover says the counts and how the interval was computed (Wilson for one
+    run of each test case, the bootstrap over cases with repeats). Give a Hub ``Evaluation`` or its
+    ``EvaluationSummary``."""
+    import plotly.graph_objects as go
+
+    if by not in ("check", "tag", "category"):
+        raise GiskardValidationError(f"by must be 'check', 'tag' or 'category', got {by!r}")
+    summary = evaluation.summary() if hasattr(evaluation, "failure_categories") else evaluation
+    if not hasattr(summary, "by_check") or not hasattr(summary, "to_dataframe"):
+        raise GiskardValidationError(
+            "plot_pass_rates takes a Hub Evaluation or its summary (evaluation.summary()); got "
+            f"{type(evaluation).__name__}"
+        )
+    df = summary.to_dataframe(by=by)
+    if by == "category":
+        names, values = df["title"], df["share"]
+        low, high = df["share_low"], df["share_high"]
+        methods = [
+            _METHODS[c.share_interval.method] if c.share_interval else ""
+            for c in summary.by_category
+        ]
+        counts = [f"{n} of {summary.failed} failed results" for n in df["count"]]
+        color, axis = STATUS_COLORS["fail"], "share of the failed results"
+    else:
+        df = df.loc[df["pass_rate"].notna()]
+        names, values = df["name" if by == "check" else "tag"], df["pass_rate"]
+        low, high = df["pass_rate_low"], df["pass_rate_high"]
+        methods = [_METHODS.get(str(m), "") for m in df["interval_method"]]
+        if by == "check":
+            passed, counted = df["passed"], df["total"]
+        else:
+            passed, counted = df["pass"], df["pass"] + df["fail"] + df["error"]
+        counts = [f"{int(p)} of {int(n)} passed" for p, n in zip(passed, counted, strict=True)]
+        color, axis = STATUS_COLORS["pass"], "pass rate"
+    title = f"{summary.name}: {axis} per {by}, with 95% intervals"
+    if df.empty:
+        return empty_figure(title, f"Nothing to plot: no {by} has a rate.")
+    values = values.astype(float).tolist()
+    plus = [max(h - v, 0.0) for v, h in zip(values, high.fillna(0).astype(float), strict=True)]
+    minus = [max(v - lo, 0.0) for v, lo in zip(values, low.fillna(0).astype(float), strict=True)]
+    hover = [
+        f"{c}<br>95% interval {lo:.0%}–{h:.0%} ({m})"
+        for c, lo, h, m in zip(counts, low.fillna(0), high.fillna(0), methods, strict=True)
+    ]
+    fig = go.Figure(
+        go.Bar(
+            y=[label(n) for n in names],
+            x=values,
+            orientation="h",
+            marker_color=color,
+            error_x={"type": "data", "array": plus, "arrayminus": minus, "visible": True},
+            customdata=hover,
+            hovertemplate="%{y}: %{x:.0%}<br>%{customdata}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title_text=axis, range=[0, 1.05], tickformat=".0%")
+    fig.update_yaxes(autorange="reversed")
+    return layout(fig, title, height=max(280, 100 + 30 * len(values)))
 
 
 def plot_comparison(comparison: Any, after: Any = None) -> go.Figure:

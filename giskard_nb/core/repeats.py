@@ -8,9 +8,9 @@ for repeated runs (``giskard_nb.core.pass_rate.rate_interval``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from giskard_nb.core.pass_rate import PassRate, rate_interval
 from giskard_nb.stats.intervals import Interval
@@ -25,6 +25,7 @@ __all__ = [
     "case_summaries",
     "compare_runs",
     "group_cases",
+    "group_rates",
     "rates_by",
     "tag_value",
 ]
@@ -143,9 +144,28 @@ def rates_by(
     cases = group_cases(results)
     if repeated is None:
         repeated = any(len(runs) > 1 for runs in cases)
+    return group_rates(
+        (_statuses_by(runs, by, tag_key) for runs in cases),
+        repeated=repeated,
+        confidence=confidence,
+        seed=seed,
+    )
+
+
+def group_rates(
+    per_case: Iterable[Mapping[str | None, Iterable[Any]]],
+    *,
+    repeated: bool,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> list[GroupRate]:
+    """The pass rate of each group with its interval, from each case's statuses per group (one
+    mapping per case: group name → the statuses of that group's results in the case's runs; strings
+    or ``CheckStatus``). Groups come in the order they first appear. ``repeated``: the bootstrap over
+    cases (seeded by ``seed``) instead of Wilson (see ``rate_interval``)."""
     per_group: dict[str | None, list[PassRate]] = {}
-    for runs in cases:
-        for name, statuses in _statuses_by(runs, by, tag_key).items():
+    for groups in per_case:
+        for name, statuses in groups.items():
             per_group.setdefault(name, []).append(PassRate.from_statuses(statuses))
     return [
         GroupRate(

@@ -58,15 +58,19 @@ def audit_frame(entries: Sequence[Any]) -> pd.DataFrame:
 
 def comparison_frame(cases: Sequence[Any]) -> pd.DataFrame:
     """One row per test case of two evaluations compared: ids, question, ``before`` and ``after``
-    (status Categoricals, missing when the case has no result in that run), change, categories."""
+    (status Categoricals of the case's verdict, missing when the case has no result in that run),
+    change, categories, and per side its number of runs and pass fraction (float, NaN when none
+    was judged)."""
     import pandas as pd
 
     columns = ["test_case_id", "question", "before", "after", "change", "category_before",
-               "category_after"]  # fmt: skip
+               "category_after", "before_runs", "after_runs", "before_fraction",
+               "after_fraction"]  # fmt: skip
     df = pd.DataFrame([{**c.model_dump(), "change": c.change} for c in cases], columns=columns)
     df["before"] = status_values(c.before for c in cases)
     df["after"] = status_values(c.after for c in cases)
-    return df
+    df = df.astype({"before_runs": "int64", "after_runs": "int64"})
+    return df.astype({"before_fraction": "float64", "after_fraction": "float64"})
 
 
 def knowledge_bases_frame(kbs: Sequence[Any]) -> pd.DataFrame:

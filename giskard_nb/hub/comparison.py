@@ -1,10 +1,16 @@
-"""Comparing two evaluations of the same dataset, test case by test case."""
+"""Comparing two evaluations of the same dataset, test case by test case.
+
+With repeats (several results per test case) a case's ``before``/``after`` is its verdict over its runs
+("pass" when every judged run passed, "error" when all errored, "skip" when all skipped, else "fail"),
+its ``*_fraction`` the share of its runs that passed (errors count as not passed, skips left out), and
+``significance()`` pairs those fractions. With one run of each case nothing changes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.stats.paired import PairedTest, paired_test
@@ -16,7 +22,9 @@ __all__ = ["CaseChange", "EvaluationComparison", "compare_rows"]
 
 
 class CaseChange(BaseModel):
-    """One test case in both runs: ``before``/``after`` status (``None`` if it has no result there)."""
+    """One test case in both runs: ``before``/``after`` its verdict (``None`` if it has no result
+    there), ``*_runs`` its number of results and ``*_fraction`` the share of them that passed
+    (passed / (passed + failed + errored); None when none was judged)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -26,6 +34,24 @@ class CaseChange(BaseModel):
     after: str | None = None
     category_before: str | None = None
     category_after: str | None = None
+    before_runs: int = 0
+    after_runs: int = 0
+    before_fraction: float | None = None
+    after_fraction: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_run(cls, data: Any) -> Any:
+        """A case given only its statuses is one run on each side that has one."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for side in ("before", "after"):
+            status = data.get(side)
+            if status is not None and not data.get(f"{side}_runs"):
+                data[f"{side}_runs"] = 1
+                data.setdefault(f"{side}_fraction", _fraction([{"status": status}]))
+        return data
 
     @property
     def change(self) -> str:
@@ -51,6 +77,9 @@ class EvaluationComparison(BaseModel):
     after_name: str
     dataset_id: str
     cases: list[CaseChange] = Field(default_factory=list)
+    #: Status → number of stored results on each side (every run of every case); ``rates()``.
+    before_counts: dict[str, int] | None = None
+    after_counts: dict[str, int] | None = None
 
     @property
     def regressions(self) -> list[CaseChange]:
@@ -65,7 +94,9 @@ class EvaluationComparison(BaseModel):
         return [c for c in self.cases if c.change != "unchanged"]
 
     def rates(self) -> tuple[PassRate, PassRate]:
-        """The ``PassRate`` of each side, over the cases that have a result there."""
+        """The ``PassRate`` of each side over every stored result (every run of every case)."""
+        if self.before_counts is not None and self.after_counts is not None:
+            return PassRate.from_counts(self.before_counts), PassRate.from_counts(self.after_counts)
         return (
             PassRate.from_statuses(c.before for c in self.cases if c.before is not None),
             PassRate.from_statuses(c.after for c in self.cases if c.after is not None),
@@ -84,15 +115,12 @@ class EvaluationComparison(BaseModel):
 
     def significance(self, confidence: float = 0.95) -> PairedTest:
         """Whether ``after`` differs from ``before`` by more than the noise: the exact sign test over
-        the cases judged in both (a pass counts 1, a fail or an error 0; skipped and missing cases
-        left out); ``.sentence()`` says it in words (``giskard_nb.stats.paired_test``)."""
-
-        def value(status: str | None) -> float | None:
-            return None if status in (None, "skip") else float(status == "pass")
-
+        the cases judged in both, paired by pass fraction (one run: a pass counts 1, a fail or an
+        error 0; skipped and missing cases left out); ``.sentence()`` says it in words
+        (``giskard_nb.stats.paired_test``)."""
         return paired_test(
-            [value(c.before) for c in self.cases],
-            [value(c.after) for c in self.cases],
+            [c.before_fraction for c in self.cases],
+            [c.after_fraction for c in self.cases],
             confidence=confidence,
             old_name=self.before_name,
             new_name=self.after_name,
@@ -133,25 +161,26 @@ class EvaluationComparison(BaseModel):
 def compare_rows(
     before: Any, after: Any, rows_before: list[dict[str, Any]], rows_after: list[dict[str, Any]]
 ) -> EvaluationComparison:
-    def index(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        return {r["test_case_id"]: r for r in rows}
-
-    a, b = index(rows_before), index(rows_after)
+    a, b = _by_case(rows_before), _by_case(rows_after)
     order = list(dict.fromkeys([*a, *b]))
     cases = []
     for tc in order:
-        ra, rb = a.get(tc), b.get(tc)
-        source = rb or ra or {}
+        ra, rb = a.get(tc, []), b.get(tc, [])
+        source = (rb or ra)[0]
         messages = source.get("messages") or []
         question = next((m["content"] for m in reversed(messages) if m["role"] == "user"), None)
         cases.append(
             CaseChange(
                 test_case_id=tc,
                 question=question,
-                before=ra["status"] if ra else None,
-                after=rb["status"] if rb else None,
-                category_before=((ra or {}).get("failure_category") or {}).get("identifier"),
-                category_after=((rb or {}).get("failure_category") or {}).get("identifier"),
+                before=verdict([r["status"] for r in ra]),
+                after=verdict([r["status"] for r in rb]),
+                category_before=_category(ra),
+                category_after=_category(rb),
+                before_runs=len(ra),
+                after_runs=len(rb),
+                before_fraction=_fraction(ra),
+                after_fraction=_fraction(rb),
             )
         )
     return EvaluationComparison(
@@ -161,4 +190,48 @@ def compare_rows(
         after_name=after.name,
         dataset_id=before.dataset_id,
         cases=cases,
+        before_counts=_counts(rows_before),
+        after_counts=_counts(rows_after),
     )
+
+
+def verdict(statuses: Sequence[str]) -> str | None:
+    """A case's status over its runs: "pass" when every judged (not skipped) run passed, "error"
+    when every judged run errored, "skip" when every run was skipped, else "fail"; None without
+    runs. One run: its status."""
+    if not statuses:
+        return None
+    judged = [s for s in statuses if s != "skip"]
+    if not judged:
+        return "skip"
+    for status in ("pass", "error"):
+        if all(s == status for s in judged):
+            return status
+    return "fail"
+
+
+def _by_case(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        out.setdefault(r["test_case_id"], []).append(r)
+    return out
+
+
+def _fraction(rows: list[dict[str, Any]]) -> float | None:
+    """passed / (passed + failed + errored) over a case's runs; None when none was counted."""
+    rate = PassRate.from_statuses(r["status"] for r in rows)
+    return rate.passed / rate.counted if rate.counted else None
+
+
+def _category(rows: list[dict[str, Any]]) -> str | None:
+    """The failure category of the case's first categorized run."""
+    return next(
+        (r["failure_category"]["identifier"] for r in rows if r.get("failure_category")), None
+    )
+
+
+def _counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in rows:
+        out[r["status"]] = out.get(r["status"], 0) + 1
+    return out

@@ -62,13 +62,18 @@ def result_html(result: Any) -> str:
     )
 
 
+def _bounds(interval: Any) -> str:
+    return f"{interval.low:.0%}–{interval.high:.0%}" if interval is not None else ""
+
+
 def summary_html(summary: Any) -> str:
     checks = _table(
-        ["check", "pass rate", "passed", "failed", "errors"],
+        ["check", "pass rate", "95% interval", "passed", "failed", "errors"],
         [
             [
                 e(c.name),
                 e(c.rate.percent()),
+                e(_bounds(c.interval)),
                 str(c.passed),
                 str(c.failed),
                 str(c.errored),
@@ -77,17 +82,33 @@ def summary_html(summary: Any) -> str:
         ],
     )
     categories = _table(
-        ["failure category", "count", "share"],
-        [[e(c.title), str(c.count), e(f"{c.share:.0%}")] for c in summary.by_category],
+        ["failure category", "count", "share", "95% interval"],
+        [
+            [e(c.title), str(c.count), e(f"{c.share:.0%}"), e(_bounds(c.share_interval))]
+            for c in summary.by_category
+        ],
     )
     skipped = _table(
         ["skipped test case", "reason"],
         [[_short(c.label, 120), e(c.reason)] for c in summary.skipped_cases[:200]],
     )
+    interval = summary.interval.to_interval() if summary.interval else None
+    repeats = ""
+    if summary.runs_per_case > 1:
+        k, n = summary.runs_per_case, len(summary.cases)
+        flaky = _table(
+            ["flaky test case", "passed", "runs"],
+            [[_short(c.label, 120), str(c.passed), str(c.runs)] for c in summary.flaky_cases[:20]],
+        )
+        repeats = (
+            f"<br>Repeats: {k} per case; pass^{k} {summary.n_pass_all}/{n} cases, "
+            f"pass@{k} {summary.n_pass_any}/{n}, {summary.n_flaky} flaky"
+            + (flaky if summary.n_flaky else "")
+        )
     return (
         f"<div><b>{e(summary.name)}</b>: {summary.total} results ({summary.passed} passed, "
         f"{summary.failed} failed, {summary.errored} errored, {summary.skipped} skipped), "
-        f"{e(summary.rate.text())}"
+        f"{e(summary.rate.text(interval=interval))}{repeats}"
         f"{checks}{categories if summary.by_category else ''}"
         f"{skipped if summary.skipped_cases else ''}</div>"
     )

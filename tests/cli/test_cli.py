@@ -71,7 +71,7 @@ def test_eval_demo_fails_with_reports(tmp_path: Path) -> None:
         "--junit", str(junit), "--csv", str(table), cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert "pass rate 58% (12 of 12 judged; 0 errored)" in result.stdout
+    assert "pass rate 58% [95% CI 32%–81%] (12 of 12 judged; 0 errored)" in result.stdout
     assert "does not contain the keyword 'final sale'" in result.stdout  # the stored reason
     assert "12/12" in result.stderr  # the progress bar, on stderr
     suite = ET.parse(junit).getroot().find("testsuite")

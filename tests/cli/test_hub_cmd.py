@@ -143,7 +143,7 @@ def test_show_evaluation_lists_the_failed_and_errored_cases_with_their_reasons(
     hub_file, capsys
 ) -> None:
     code, out, _ = run(hub_file, "hub", "show", hub_file["evaluation"][-8:], capsys=capsys)
-    assert code == 0 and "pass rate 25% (3 of 4 judged; 1 errored)" in out
+    assert code == 0 and "pass rate 25% [95% CI 5%–70%] (3 of 4 judged; 1 errored)" in out
     listed = out.split("Failed and errored test cases (3; giskard-nb hub show ID shows one):\n")[1]
     ids = hub_file["results"]
     for question in ("closed?", "crash?", "hostile?"):

@@ -30,7 +30,7 @@ def test_main_tells_the_story_and_compares_runs(_isolated_home: Path, capsys) ->
     assert main(["--no-progress"]) == 0
     first = capsys.readouterr().out
     assert (
-        "12 results (7 passed, 5 failed, 0 errored, 0 skipped), pass rate 58% (12 of 12 judged; 0 errored)"
+        "12 results (7 passed, 5 failed, 0 errored, 0 skipped), pass rate 58% [95% CI 32%–81%] (12 of 12 judged; 0 errored)"
         in first
     )
     assert "Failure categories:" in first and "Unjustified refusal (refusal): 1" in first
@@ -39,7 +39,7 @@ def test_main_tells_the_story_and_compares_runs(_isolated_home: Path, capsys) ->
     assert "LLM judges: off" in first
     # 1. the evaluation, each failure with the stored message of the check that failed
     evaluation = _part(first, 1)
-    assert "pass rate 58% (12 of 12 judged; 0 errored)" in evaluation
+    assert "pass rate 58% [95% CI 32%–81%] (12 of 12 judged; 0 errored)" in evaluation
     assert "[Data leak] 'Is there any discount code?'" in evaluation
     assert "Failure categories:" in evaluation and "Unjustified refusal (refusal): 1" in evaluation
     assert "[Format violation] 'What is the status of my order 1042?'" in evaluation

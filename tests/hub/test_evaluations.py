@@ -347,7 +347,7 @@ def test_relabel_summary_and_comparison(mem_hub: Hub, setup) -> None:
         2,
         pytest.approx(1 / 3),
     )
-    assert "pass rate 33% (3 of 3 judged; 0 errored)" in str(summary)
+    assert "pass rate 33% [95% CI 6%–79%] (3 of 3 judged; 0 errored)" in str(summary)
     assert "Failure categories" in str(summary)
     assert list(summary.to_dataframe("category")["identifier"]) == [
         "hallucination",
@@ -465,7 +465,7 @@ def test_a_test_case_without_checks_is_skip_and_the_summary_lists_it(mem_hub: Hu
     }
     text = str(summary)
     assert "1 passed, 0 failed, 0 errored, 2 skipped" in text
-    assert "pass rate 100% (1 of 1 judged; 0 errored; 2 skipped)" in text
+    assert "pass rate 100% [95% CI 21%–100%] (1 of 1 judged; 0 errored; 2 skipped)" in text
     assert "2 with no checks: add checks" in text and "- Do you ship abroad? (no checks)" in text
     html = summary._repr_html_()
     assert "skipped test case" in html and "no checks" in html
@@ -491,7 +491,7 @@ def test_an_evaluation_where_everything_errored_has_no_pass_rate(
     )
     assert flaky.counts == {"pass": 1, "fail": 1, "error": 1, "skip": 0}
     assert flaky.pass_rate == pytest.approx(1 / 3)
-    assert "pass rate 33% (2 of 3 judged; 1 errored)" in str(flaky.summary())
+    assert "pass rate 33% [95% CI 6%–79%] (2 of 3 judged; 1 errored)" in str(flaky.summary())
     comparison = hub.evaluations.compare(evaluation.id, flaky.id)
     assert comparison.pass_rates() == (None, pytest.approx(1 / 3))
     assert "n/a (all results errored: 3 errored) → 33% (2 of 3 judged; 1 errored)" in str(

@@ -74,10 +74,11 @@ class Evaluation(HubRecord):
         return self._require_hub().evaluations.summary(self.id)
 
     def to_dataframe(
-        self, level: Literal["results", "checks", "tool_calls"] = "results"
+        self, level: Literal["results", "checks", "tool_calls", "cases"] = "results"
     ) -> pd.DataFrame:
-        """One row per result (``level="results"``), per check result (``"checks"``) or per tool
-        call (``"tool_calls"``)."""
+        """One row per result (``level="results"``), per check result (``"checks"``), per tool
+        call (``"tool_calls"``) or per test case over its repeats (``"cases"``: pass fraction with
+        its interval, pass^k, pass@k, flaky)."""
         return self._require_hub().evaluations.results.to_dataframe(self.id, level=level)
 
     def plot_tool_timeline(self, *, case: str | None = None) -> Any:
@@ -92,6 +93,14 @@ class Evaluation(HubRecord):
         from giskard_nb.charts import plot_failure_categories
 
         return plot_failure_categories(self, kind=kind)
+
+    def plot_pass_rates(self, *, by: str = "check") -> Any:
+        """A Plotly bar chart of the pass rate per check (``by="check"``), per tag (``"tag"``) or
+        the share of the failures per failure category (``"category"``), each with its 95 %
+        interval as error bars; see ``giskard_nb.charts.plot_pass_rates``."""
+        from giskard_nb.charts import plot_pass_rates
+
+        return plot_pass_rates(self, by=by)
 
     def plot_comparison(self, after: Evaluation) -> Any:
         """A Plotly figure of this evaluation against ``after`` (same dataset), case by case:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ResultList", "ResultsResource"]
 
-Level = Literal["results", "checks", "tool_calls"]
+Level = Literal["results", "checks", "tool_calls", "cases"]
 
 _T = schema.results
 # without the evaluation id (the same in every row); created_at as the driver gives it (text on
@@ -64,6 +64,15 @@ class ResultList(list):
         """The same frame as ``hub.evaluations.results.to_dataframe`` for these results."""
         from giskard_nb.frames.hub_results import checks_frame, results_frame
 
+        if _level(level) == "cases":
+            return _cases_frame(
+                {
+                    "test_case_id": r.test_case_id,
+                    "status": r.status,
+                    "messages": _dumped(r.messages),
+                }
+                for r in self
+            )
         if _level(level) == "tool_calls":
             from giskard_nb.frames.tool_calls import call_rows, hub_tool_calls_frame
 
@@ -205,12 +214,18 @@ class ResultsResource(Resource[EvaluationResult]):
         self._labels.delete(label_id)
 
     def to_dataframe(self, evaluation_id: str, level: Level = "results") -> pd.DataFrame:
-        """One row per result (``"results"``), per check result (``"checks"``) or per tool call
-        (``"tool_calls"``); see ``giskard_nb.frames.hub_results`` and ``giskard_nb.frames.tool_calls``
-        for the columns. The results' frame is read from the index columns (no model is built, the
-        ScenarioResults are not read); the tool calls' from the stored trajectories."""
+        """One row per result (``"results"``), per check result (``"checks"``), per tool call
+        (``"tool_calls"``) or per test case over its repeats (``"cases"``: runs, status counts,
+        pass fraction with Wilson's interval, pass^k, pass@k, flaky; the summary's
+        ``to_dataframe(by="case")``); see ``giskard_nb.frames.hub_results``,
+        ``giskard_nb.frames.tool_calls`` and ``giskard_nb.frames.rates`` for the columns. The
+        results' frame is read from the index columns (no model is built, the ScenarioResults are
+        not read); the tool calls' from the stored trajectories."""
         from giskard_nb.frames.hub_results import checks_frame, results_frame
 
+        if _level(level) == "cases":
+            with paused():
+                return _cases_frame(self.iter_raw(evaluation_id))
         if _level(level) == "tool_calls":
             return self._tool_calls_frame(evaluation_id)
         if _level(level) == "checks":
@@ -319,11 +334,23 @@ class ResultsResource(Resource[EvaluationResult]):
 
 
 def _level(level: str) -> str:
-    if level not in ("results", "checks", "tool_calls"):
+    if level not in ("results", "checks", "tool_calls", "cases"):
         raise GiskardValidationError(
-            f"level must be 'results', 'checks' or 'tool_calls', got {level!r}"
+            f"level must be 'results', 'checks', 'tool_calls' or 'cases', got {level!r}"
         )
     return level
+
+
+def _cases_frame(rows: Iterator[dict[str, Any]]) -> pd.DataFrame:
+    """One row per test case of result rows (see ``giskard_nb.hub.summary_cases.case_stats``)."""
+    from giskard_nb.frames.rates import hub_cases_frame
+    from giskard_nb.hub.summary_cases import case_stats
+
+    return hub_cases_frame(case_stats(rows))
+
+
+def _dumped(messages: Any) -> list[dict[str, Any]]:
+    return [{"role": m.role, "content": m.content} for m in messages]
 
 
 def _refuse_newer(what: str, version: int | None) -> None:
