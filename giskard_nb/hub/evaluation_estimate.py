@@ -100,10 +100,15 @@ class EvaluationEstimate(BaseModel):
 
     def __str__(self) -> str:
         times = f" × {self.repeats} repeats" if self.repeats != 1 else ""
+        judges = (
+            f"{self.judge_calls} judge calls (~{self.judge_tokens:,} tokens), judge cost "
+            f"{self.cost_note}"
+            if self.judge_calls
+            else "no judge call"
+        )
         lines = [
             f"{self.test_cases} test cases{times}: {self.agent_calls} agent calls "
-            f"(~{self.agent_tokens:,} prompt tokens), {self.judge_calls} judge calls "
-            f"(~{self.judge_tokens:,} tokens), judge cost {self.cost_note}",
+            f"(~{self.agent_tokens:,} prompt tokens), {judges}",
             f"at {self.max_concurrency} concurrent cases: {self._time()}",
         ]
         return "\n".join([*lines, *(f"warning: {w}" for w in self.warnings)])
