@@ -167,16 +167,8 @@ def estimate_evaluation(
                 judge.prompt_tokens += calls * (
                     JUDGE_OVERHEAD + conversation + REPLY_TOKENS + tokens(params)
                 )
-    cost: float | None = 0.0
     unpriced = sorted(m for m, j in per_model.items() if j.prices is None)
-    if unpriced:
-        cost = None
-    else:
-        cost = repeats * sum(
-            j.prompt_tokens * j.prices[0] + j.calls * JUDGE_COMPLETION * j.prices[1]
-            for j in per_model.values()
-            if j.prices is not None
-        )
+    cost = None if unpriced else repeats * sum(j.cost() for j in per_model.values())
     if NO_JUDGE in per_model:
         warnings.append(
             f"{per_model[NO_JUDGE].calls} judge calls per run have no judge model: those checks "
@@ -215,6 +207,12 @@ class _Judge:
     def __init__(self, generator: Any):
         self.calls = self.prompt_tokens = 0
         self.prices = None if generator is None else model_prices(generator)
+
+    def cost(self) -> float:
+        """USD of these calls (0 when the price is unknown: the caller reports that)."""
+        if self.prices is None:
+            return 0.0
+        return self.prompt_tokens * self.prices[0] + self.calls * JUDGE_COMPLETION * self.prices[1]
 
 
 def _build(spec: Any, custom_checks: Mapping[str, HubCheck], warnings: list[str]) -> Check | None:
