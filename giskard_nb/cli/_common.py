@@ -71,9 +71,12 @@ def import_function(spec: str, *, flag: str = "--agent") -> Callable[..., Any]:
     return target
 
 
-def resolve_agent(hub: Any, project: Any, spec: str, *, timeout: float | None) -> tuple[str, Any]:
+def resolve_agent(
+    hub: Any, project: Any, spec: str, *, timeout: float | None, register: bool = True
+) -> tuple[str, Any]:
     """``("local", function)`` or ``("hub", agent record)`` for ``--agent`` (a registered agent by
-    its name, its id, or 4+ characters of the start or end of its id)."""
+    its name, its id, or 4+ characters of the start or end of its id). A URL no agent of the
+    project has is registered, unless ``register=False``: then ``("hub", None)``."""
     if spec.startswith(("http://", "https://")):
         from giskard_nb.hub.secrets import mask_url
 
@@ -81,6 +84,8 @@ def resolve_agent(hub: Any, project: Any, spec: str, *, timeout: float | None) -
         for agent in hub.agents.list(project_id=project.id):
             if spec in (agent.url, _call_url(agent)):  # stored with query credentials as ***
                 return "hub", agent
+        if not register:
+            return "hub", None
         options = {"timeout": timeout} if timeout else {}
         return "hub", hub.agents.create(project.id, name=name, url=spec, **options)
     if ":" in spec and not spec.startswith(("http:", "https:")):

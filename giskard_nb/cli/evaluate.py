@@ -71,13 +71,19 @@ def add_parser(commands: Any) -> None:
         "--parquet", metavar="PATH", help="write the results table as Parquet (needs pyarrow)"
     )
     p.add_argument("--max-concurrency", type=int, default=8, help="cases run at once (default 8)")
-    p.add_argument("--timeout", type=float, default=None, help="seconds allowed per test case")
     p.add_argument(
         "--repeats",
         type=int,
         default=1,
         help="runs of each test case (default 1): per-case pass^k, pass@k and error bars",
     )
+    p.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print the preflight (agent and judge calls, tokens, judge cost, time; x --repeats) "
+        "for --dataset/--agent and run nothing",
+    )
+    p.add_argument("--timeout", type=float, default=None, help="seconds allowed per test case")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
         "--allow-unchecked",
@@ -96,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be > 0 seconds")
     if args.repeats < 1:
         raise UsageError("--repeats must be at least 1 (how many times each test case runs)")
+    if args.estimate and args.rescore:
+        raise UsageError("--estimate previews a run of --dataset/--agent: drop --rescore")
     if args.judge and not args.rescore:
         raise UsageError("--judge goes with --rescore EVALUATION_ID")
     if args.rescore:
@@ -108,6 +116,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give --dataset FILE|ID|NAME (or --demo)")
     if not args.agent and not args.agent_factory and not args.demo:
         raise UsageError("give --agent module:function, an http(s) URL or a registered agent")
+    if args.estimate:
+        from giskard_nb.cli.eval_estimate import estimate
+
+        return _with_hub(args, estimate)
     ray = ray_agent(args)  # before anything is stored
     if args.parquet:
         from giskard_nb.frames import require_parquet

@@ -31,6 +31,7 @@ from giskard_nb.hub.models.base import build, require_same_project, utcnow
 from giskard_nb.hub.models.dataset import HubTestCase
 from giskard_nb.hub.models.evaluation import Evaluation, EvaluationResult
 from giskard_nb.hub.resources.base import Resource
+from giskard_nb.hub.resources.evaluation_estimates import EstimateEvaluations
 from giskard_nb.hub.resources.owned import OwnedRuns
 from giskard_nb.hub.resources.results import ResultsResource
 from giskard_nb.hub.store import Store
@@ -43,7 +44,7 @@ OnResult = Callable[[EvaluationResult], Any]
 DEFAULT_MAX_CONCURRENCY = 8
 
 
-class EvaluationsResource(OwnedRuns, Resource[Evaluation]):
+class EvaluationsResource(EstimateEvaluations, OwnedRuns, Resource[Evaluation]):
     """Evaluations of a project and their results (``hub.evaluations.results``)."""
 
     entity_type = "evaluation"
