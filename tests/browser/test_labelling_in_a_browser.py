@@ -69,6 +69,19 @@ def _labels(path: Path, count: int, deadline: float) -> dict[tuple[str, str], tu
     return {(r["scenario"], r["check"]): (r["passed"], r["labeler"]) for r in rows}
 
 
+def _notes(path: Path, scenario: str, check: str, deadline: float) -> list[str]:
+    """The notes of the labels of ``check`` on ``scenario`` once one has a note."""
+    notes: list[str] = []
+    while time.monotonic() < deadline:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        mine = [r for r in rows if (r["scenario"], r["check"]) == (scenario, check)]
+        notes = [r["note"] for r in mine]
+        if any(notes):
+            break
+        time.sleep(0.2)
+    return notes
+
+
 def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):
     from playwright.sync_api import sync_playwright
 
@@ -175,13 +188,10 @@ def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):
             note.click()
             note.press_sequentially(f"ok {XSS_NOTE} dd", delay=20)  # "dd" is no cell deletion
             note.press("Enter")
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline and XSS_NOTE not in labels_file.read_text():
-                time.sleep(0.2)
-            rows = [json.loads(line) for line in labels_file.read_text().splitlines()]
-            assert [
-                r["note"] for r in rows if r["check"] == "short" and r["scenario"] == "refund"
-            ] == [f"ok {XSS_NOTE} dd"]
+            # the file holds JSON (the note's quotes escaped): wait for the parsed note, not its text
+            assert _notes(labels_file, "refund", "short", time.monotonic() + 20) == [
+                f"ok {XSS_NOTE} dd"
+            ]
             assert page.locator(".jp-Notebook .jp-Cell").count() == 1
             page.wait_for_function(
                 "() => document.querySelector('.giskard-labels').textContent"
