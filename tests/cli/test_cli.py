@@ -82,7 +82,7 @@ def test_eval_demo_fails_with_reports(tmp_path: Path) -> None:
     assert len(rows) == 12 and sum(r["status"] == "fail" for r in rows) == 5
 
 
-def test_eval_passing_file_then_browse_and_export(work: Path) -> None:
+def test_eval_passing_file_then_browse_and_export(work: Path, capsys) -> None:
     db = str(work / "hub.db")
     args = ("eval", "--dataset", "cases.jsonl", "--hub", db, "--no-progress")
     ok = cli(*args, "--agent", "my_agents:polite", cwd=work, extra_path=work)
@@ -91,33 +91,38 @@ def test_eval_passing_file_then_browse_and_export(work: Path) -> None:
     bad = cli(*args, "--agent", "my_agents:broken", "--timeout", "5", cwd=work, extra_path=work)
     assert bad.returncode == 1 and "ERROR" in bad.stdout and "boom" in bad.stdout
 
-    listed = cli("hub", "list", "evaluations", "--hub", db, cwd=work)
-    assert listed.returncode == 0 and listed.stdout.count("\n") == 3  # a header, two evaluations
-    assert listed.stdout.split()[:5] == ["ID", "NAME", "STATUS", "PASS", "RATE"]
-    assert "pass rate 100% (2 of 2 judged; 0 errored)" in listed.stdout
+    # browsing the Hub file the installed command wrote: in this process (a subprocess per command
+    # costs seconds of imports; tests/cli/test_hub_cmd.py covers the hub commands the same way)
+    code, listed = run_main("hub", "list", "evaluations", "--hub", db, capsys=capsys)
+    assert code == 0 and listed.count("\n") == 3  # a header, two evaluations
+    assert listed.split()[:5] == ["ID", "NAME", "STATUS", "PASS", "RATE"]
+    assert "pass rate 100% (2 of 2 judged; 0 errored)" in listed
     # every result errored: no rate, and it says why (never "0%", as if every answer were wrong)
-    assert "pass rate n/a (all results errored: 2 errored)" in listed.stdout
-    assert "pass rate 0%" not in listed.stdout
-    datasets = cli("hub", "list", "datasets", "--hub", db, cwd=work).stdout
+    assert "pass rate n/a (all results errored: 2 errored)" in listed
+    assert "pass rate 0%" not in listed
+    datasets = run_main("hub", "list", "datasets", "--hub", db, capsys=capsys)[1]
     assert datasets.count("cases.jsonl (") == 1  # uploaded once
     assert datasets.splitlines()[1].endswith(")  2")  # its TEST CASES column
-    evaluation_id = listed.stdout.splitlines()[1].split()[0]  # a short id: the last 8 characters
+    evaluation_id = listed.splitlines()[1].split()[0]  # a short id: the last 8 characters
     assert len(evaluation_id) == 8
-    shown = cli("hub", "show", evaluation_id, "--hub", db, cwd=work)
-    assert shown.returncode == 0 and "pass rate 100%" in shown.stdout
-    exported = cli("hub", "export", datasets.splitlines()[1].split()[0], "--hub", db, cwd=work)
-    assert [
-        json.loads(line)["messages"][0]["content"] for line in exported.stdout.splitlines()
-    ] == [
+    code, shown = run_main("hub", "show", evaluation_id, "--hub", db, capsys=capsys)
+    assert code == 0 and "pass rate 100%" in shown
+    exported = run_main(
+        "hub", "export", datasets.splitlines()[1].split()[0], "--hub", db, capsys=capsys
+    )[1]
+    assert [json.loads(line)["messages"][0]["content"] for line in exported.splitlines()] == [
         "When are you open?",
         "Hello?",
     ]
     out = work / "results.jsonl"
     assert (
-        cli("hub", "export", evaluation_id, "-o", str(out), "--hub", db, cwd=work).returncode == 0
+        run_main("hub", "export", evaluation_id, "-o", str(out), "--hub", db, capsys=capsys)[0] == 0
     )
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2
-    assert "no record with id 'nope'" in cli("hub", "show", "nope", "--hub", db, cwd=work).stderr
+    from giskard_nb.cli import main
+
+    main(["hub", "show", "nope", "--hub", db])
+    assert "no record with id 'nope'" in capsys.readouterr().err
 
 
 def test_usage_errors_exit_2_with_the_reason(work: Path) -> None:
