@@ -54,14 +54,14 @@ def work(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_help_shows_examples_for_every_command(tmp_path: Path) -> None:
+def test_help_shows_examples_for_every_command(tmp_path: Path, capsys) -> None:
     root = cli("--help", cwd=tmp_path)
     assert root.returncode == 0 and "examples:" in root.stdout
-    for command in ("eval", "scan", "hub", "scheduler"):
+    for command in ("eval", "scan", "hub", "scheduler"):  # each command's help, in this process
         assert command in root.stdout
-        result = cli(command, "--help", cwd=tmp_path)
-        assert result.returncode == 0, result.stderr
-        assert "examples:" in result.stdout and f"giskard-nb {command}" in result.stdout
+        code, out, err = in_process(command, "--help", capsys=capsys)
+        assert code == 0, err
+        assert "examples:" in out and f"giskard-nb {command}" in out
     assert cli("nonsense", cwd=tmp_path).returncode == 2
 
 
