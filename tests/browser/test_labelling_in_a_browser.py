@@ -20,19 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from .test_quickstart_in_jupyterlab import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    _open_and_run_all,
-    _requirements,
-    jupyterlab,  # noqa: F401 (the fixture)
-)
+from .jupyter import CHROMIUM, CHROMIUM_ARGS, open_and_run_all, requirements
 
 XSS_NOTE = '<img src=x onerror="window.__giskard_xss=3">'
 
 pytestmark = [
     pytest.mark.timeout(300),
-    pytest.mark.skipif(_requirements() is not None, reason=_requirements() or ""),
+    pytest.mark.skipif(requirements() is not None, reason=requirements() or ""),
 ]
 
 CELL = """\
@@ -75,13 +69,26 @@ def _labels(path: Path, count: int, deadline: float) -> dict[tuple[str, str], tu
     return {(r["scenario"], r["check"]): (r["passed"], r["labeler"]) for r in rows}
 
 
-def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):  # noqa: F811
+def _notes(path: Path, scenario: str, check: str, deadline: float) -> list[str]:
+    """The notes of the labels of ``check`` on ``scenario`` once one has a note."""
+    notes: list[str] = []
+    while time.monotonic() < deadline:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        mine = [r for r in rows if (r["scenario"], r["check"]) == (scenario, check)]
+        notes = [r["note"] for r in mine]
+        if any(notes):
+            break
+        time.sleep(0.2)
+    return notes
+
+
+def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):
     from playwright.sync_api import sync_playwright
 
     artifacts = Path(os.environ.get("GISKARD_NB_BROWSER_ARTIFACTS") or jupyterlab["tmp"])
     artifacts.mkdir(parents=True, exist_ok=True)
     labels_file = jupyterlab["tmp"] / "labels.jsonl"
-    notebook = jupyterlab["tmp"] / "root" / "labelling.ipynb"
+    notebook = jupyterlab["root"] / "labelling.ipynb"
     cell = {"cell_type": "code", "id": "labelling", "metadata": {}, "execution_count": None,
             "outputs": [], "source": f"LABELS = {str(labels_file)!r}\n{CELL}"}  # fmt: skip
     kernel = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -102,7 +109,7 @@ def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):  
             page = chromium.new_page(viewport={"width": 1400, "height": 1200})
             page.set_default_timeout(60_000)
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            title_before = _open_and_run_all(page, jupyterlab, "labelling.ipynb")
+            title_before = open_and_run_all(page, jupyterlab, "labelling.ipynb")
             panel = page.locator(".giskard-results-viewer .giskard-labels")
             panel.locator(".giskard-label-row").first.wait_for(timeout=90_000)
             assert "#0" in panel.inner_text() and "0 of 2 labelled" in panel.inner_text()
@@ -181,13 +188,10 @@ def test_label_two_checks_by_clicking_then_one_result_by_keyboard(jupyterlab):  
             note.click()
             note.press_sequentially(f"ok {XSS_NOTE} dd", delay=20)  # "dd" is no cell deletion
             note.press("Enter")
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline and XSS_NOTE not in labels_file.read_text():
-                time.sleep(0.2)
-            rows = [json.loads(line) for line in labels_file.read_text().splitlines()]
-            assert [
-                r["note"] for r in rows if r["check"] == "short" and r["scenario"] == "refund"
-            ] == [f"ok {XSS_NOTE} dd"]
+            # the file holds JSON (the note's quotes escaped): wait for the parsed note, not its text
+            assert _notes(labels_file, "refund", "short", time.monotonic() + 20) == [
+                f"ok {XSS_NOTE} dd"
+            ]
             assert page.locator(".jp-Notebook .jp-Cell").count() == 1
             page.wait_for_function(
                 "() => document.querySelector('.giskard-labels').textContent"

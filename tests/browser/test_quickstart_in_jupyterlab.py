@@ -12,133 +12,23 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+from .jupyter import CHROMIUM, CHROMIUM_ARGS, open_and_run_all, requirements
+
 REPO = Path(__file__).resolve().parents[2]
 QUICKSTART = REPO / "notebooks" / "quickstart.ipynb"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
-
-def _open_and_run_all(page, jupyterlab: dict, notebook: str) -> str:
-    """Open ``notebook`` in JupyterLab, wait for an idle kernel, run every cell; the page title before."""
-    page.goto(f"{jupyterlab['base']}/lab/tree/{notebook}?token={jupyterlab['token']}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    # the status bar says "Python 3 (ipykernel) | Idle" once the kernel is connected
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
-        ".some(e => /\\| Idle/.test(e.textContent))",
-        timeout=60_000,
-    )
-    title_before = page.title()
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_text("Run All Cells", exact=True).click()
-    return title_before
-
-
-def _requirements() -> str | None:
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is not installed (run .ci/browser.sh: apt-get install chromium)"
-    for module in ("playwright", "jupyterlab"):
-        try:
-            __import__(module)
-        except ImportError:
-            return f"{module} is not installed (run .ci/browser.sh: pip install -e '.[ci]')"
-    return None
-
-
-# Checked at collection, before any fixture starts JupyterLab: a fresh clone without the browser
+# Checked at collection, before the session's JupyterLab starts: a fresh clone without the browser
 # tools skips with the reason instead of erroring in the fixture.
 pytestmark = [
     pytest.mark.timeout(300),
-    pytest.mark.skipif(_requirements() is not None, reason=_requirements() or ""),
+    pytest.mark.skipif(requirements() is not None, reason=requirements() or ""),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def jupyterlab(tmp_path: Path):
-    """A JupyterLab server on 127.0.0.1 with every Jupyter/IPython folder in ``tmp_path``."""
-    root = tmp_path / "root"
-    root.mkdir()
-    shutil.copy(QUICKSTART, root / QUICKSTART.name)
-    settings = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False})
-    )
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path / "home"),
-        "IPYTHONDIR": str(tmp_path / "ipython"),
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
-        "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
-        "GISKARD_NB_HOME": str(tmp_path / "giskard-nb-home"),
-    }
-    port, token = _free_port(), secrets.token_hex(16)
-    log = (tmp_path / "jupyterlab.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-            "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
-            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.news_url=", "--ServerApp.open_browser=False",
-        ],
-        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail(
-                    "JupyterLab did not start:\n"
-                    + (tmp_path / "jupyterlab.log").read_text()[-3000:]
-                )
-            time.sleep(0.3)
-        yield {"base": base, "token": token, "tmp": tmp_path}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        log.close()
 
 
 def test_quickstart_runs_renders_and_executes_no_agent_html(jupyterlab):
@@ -147,6 +37,7 @@ def test_quickstart_runs_renders_and_executes_no_agent_html(jupyterlab):
     # screenshots go to the test's temp folder, or to $GISKARD_NB_BROWSER_ARTIFACTS when set
     artifacts = Path(os.environ.get("GISKARD_NB_BROWSER_ARTIFACTS") or jupyterlab["tmp"])
     artifacts.mkdir(parents=True, exist_ok=True)
+    shutil.copy(QUICKSTART, jupyterlab["root"] / QUICKSTART.name)
     started = time.monotonic()
     dialogs: list[str] = []
     console_errors: list[str] = []
@@ -159,7 +50,7 @@ def test_quickstart_runs_renders_and_executes_no_agent_html(jupyterlab):
             page.on(
                 "console", lambda m: console_errors.append(m.text) if m.type == "error" else None
             )
-            title_before = _open_and_run_all(page, jupyterlab, "quickstart.ipynb")
+            title_before = open_and_run_all(page, jupyterlab, "quickstart.ipynb")
 
             # a pandas results table, a Plotly chart, and the ResultsViewer's table
             page.wait_for_selector(".jp-OutputArea-output table.dataframe", timeout=20_000)
@@ -267,14 +158,11 @@ def _widgets_notebook(path: Path) -> None:
 
 
 def test_hub_browser_and_scan_runner_filter_and_screenshot(jupyterlab):
-    reason = _requirements()
-    if reason:
-        pytest.skip(reason)
     from playwright.sync_api import sync_playwright
 
     artifacts = Path(os.environ.get("GISKARD_NB_BROWSER_ARTIFACTS") or jupyterlab["tmp"])
     artifacts.mkdir(parents=True, exist_ok=True)
-    _widgets_notebook(jupyterlab["tmp"] / "root" / "widgets.ipynb")
+    _widgets_notebook(jupyterlab["root"] / "widgets.ipynb")
     dialogs: list[str] = []
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -282,7 +170,7 @@ def test_hub_browser_and_scan_runner_filter_and_screenshot(jupyterlab):
             page = chromium.new_page(viewport={"width": 1400, "height": 1400})
             page.set_default_timeout(60_000)
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            title_before = _open_and_run_all(page, jupyterlab, "widgets.ipynb")
+            title_before = open_and_run_all(page, jupyterlab, "widgets.ipynb")
 
             # the HubBrowser: the evaluations tab, and v2 opened in the ResultsViewer
             hub_browser = page.locator(".giskard-hub-browser")

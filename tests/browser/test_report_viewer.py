@@ -12,21 +12,10 @@ reason otherwise. Playwright's own browsers are never downloaded.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+from .jupyter import CHROMIUM, CHROMIUM_ARGS
+
 XSS = (
     "<script>window.__xss='script';alert('script')</script>"
     "<img src=x onerror=\"window.__xss='img';alert('img')\">"

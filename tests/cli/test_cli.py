@@ -1,4 +1,6 @@
-"""The installed ``giskard-nb`` entry point, run in a subprocess (with this checkout's package)."""
+"""The installed ``giskard-nb`` entry point, run in a subprocess (with this checkout's package); what
+follows a command there (browsing the Hub file it wrote, usage errors' reasons) runs through ``main``
+in this process (``in_process``): a subprocess costs seconds of imports."""
 
 from __future__ import annotations
 
@@ -52,14 +54,14 @@ def work(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_help_shows_examples_for_every_command(tmp_path: Path) -> None:
+def test_help_shows_examples_for_every_command(tmp_path: Path, capsys) -> None:
     root = cli("--help", cwd=tmp_path)
     assert root.returncode == 0 and "examples:" in root.stdout
-    for command in ("eval", "scan", "hub", "scheduler"):
+    for command in ("eval", "scan", "hub", "scheduler"):  # each command's help, in this process
         assert command in root.stdout
-        result = cli(command, "--help", cwd=tmp_path)
-        assert result.returncode == 0, result.stderr
-        assert "examples:" in result.stdout and f"giskard-nb {command}" in result.stdout
+        code, out, err = in_process(command, "--help", capsys=capsys)
+        assert code == 0, err
+        assert "examples:" in out and f"giskard-nb {command}" in out
     assert cli("nonsense", cwd=tmp_path).returncode == 2
 
 
@@ -82,7 +84,7 @@ def test_eval_demo_fails_with_reports(tmp_path: Path) -> None:
     assert len(rows) == 12 and sum(r["status"] == "fail" for r in rows) == 5
 
 
-def test_eval_passing_file_then_browse_and_export(work: Path) -> None:
+def test_eval_passing_file_then_browse_and_export(work: Path, capsys) -> None:
     db = str(work / "hub.db")
     args = ("eval", "--dataset", "cases.jsonl", "--hub", db, "--no-progress")
     ok = cli(*args, "--agent", "my_agents:polite", cwd=work, extra_path=work)
@@ -91,44 +93,59 @@ def test_eval_passing_file_then_browse_and_export(work: Path) -> None:
     bad = cli(*args, "--agent", "my_agents:broken", "--timeout", "5", cwd=work, extra_path=work)
     assert bad.returncode == 1 and "ERROR" in bad.stdout and "boom" in bad.stdout
 
-    listed = cli("hub", "list", "evaluations", "--hub", db, cwd=work)
-    assert listed.returncode == 0 and listed.stdout.count("\n") == 3  # a header, two evaluations
-    assert listed.stdout.split()[:5] == ["ID", "NAME", "STATUS", "PASS", "RATE"]
-    assert "pass rate 100% (2 of 2 judged; 0 errored)" in listed.stdout
+    # browsing the Hub file the installed command wrote: in this process (a subprocess per command
+    # costs seconds of imports; tests/cli/test_hub_cmd.py covers the hub commands the same way)
+    code, listed = run_main("hub", "list", "evaluations", "--hub", db, capsys=capsys)
+    assert code == 0 and listed.count("\n") == 3  # a header, two evaluations
+    assert listed.split()[:5] == ["ID", "NAME", "STATUS", "PASS", "RATE"]
+    assert "pass rate 100% (2 of 2 judged; 0 errored)" in listed
     # every result errored: no rate, and it says why (never "0%", as if every answer were wrong)
-    assert "pass rate n/a (all results errored: 2 errored)" in listed.stdout
-    assert "pass rate 0%" not in listed.stdout
-    datasets = cli("hub", "list", "datasets", "--hub", db, cwd=work).stdout
+    assert "pass rate n/a (all results errored: 2 errored)" in listed
+    assert "pass rate 0%" not in listed
+    datasets = run_main("hub", "list", "datasets", "--hub", db, capsys=capsys)[1]
     assert datasets.count("cases.jsonl (") == 1  # uploaded once
     assert datasets.splitlines()[1].endswith(")  2")  # its TEST CASES column
-    evaluation_id = listed.stdout.splitlines()[1].split()[0]  # a short id: the last 8 characters
+    evaluation_id = listed.splitlines()[1].split()[0]  # a short id: the last 8 characters
     assert len(evaluation_id) == 8
-    shown = cli("hub", "show", evaluation_id, "--hub", db, cwd=work)
-    assert shown.returncode == 0 and "pass rate 100%" in shown.stdout
-    exported = cli("hub", "export", datasets.splitlines()[1].split()[0], "--hub", db, cwd=work)
-    assert [
-        json.loads(line)["messages"][0]["content"] for line in exported.stdout.splitlines()
-    ] == [
+    code, shown = run_main("hub", "show", evaluation_id, "--hub", db, capsys=capsys)
+    assert code == 0 and "pass rate 100%" in shown
+    exported = run_main(
+        "hub", "export", datasets.splitlines()[1].split()[0], "--hub", db, capsys=capsys
+    )[1]
+    assert [json.loads(line)["messages"][0]["content"] for line in exported.splitlines()] == [
         "When are you open?",
         "Hello?",
     ]
     out = work / "results.jsonl"
     assert (
-        cli("hub", "export", evaluation_id, "-o", str(out), "--hub", db, cwd=work).returncode == 0
+        run_main("hub", "export", evaluation_id, "-o", str(out), "--hub", db, capsys=capsys)[0] == 0
     )
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2
-    assert "no record with id 'nope'" in cli("hub", "show", "nope", "--hub", db, cwd=work).stderr
+    assert (
+        "no record with id 'nope'"
+        in in_process("hub", "show", "nope", "--hub", db, capsys=capsys)[2]
+    )
 
 
-def test_usage_errors_exit_2_with_the_reason(work: Path) -> None:
-    missing = cli("eval", "--dataset", "missing.jsonl", "--agent", DEMO_AGENT, "--memory", cwd=work)
-    assert missing.returncode == 2 and "no such file, and no Hub dataset" in missing.stderr
-    agent = cli("eval", "--dataset", "cases.jsonl", "--agent", "nosuch:fn", "--memory", cwd=work)
-    assert agent.returncode == 2 and "cannot import 'nosuch'" in agent.stderr
+def test_usage_errors_exit_2_with_the_reason(work: Path, capsys, monkeypatch) -> None:
+    # the installed command's usage errors exit 2 (test_help_shows_examples_for_every_command):
+    # the reasons are checked in this process (a subprocess per command costs seconds of imports)
+    monkeypatch.chdir(work)
+    code, _, err = in_process(
+        "eval", "--dataset", "missing.jsonl", "--agent", DEMO_AGENT, "--memory", capsys=capsys
+    )
+    assert code == 2 and "no such file, and no Hub dataset" in err
+    code, _, err = in_process(
+        "eval", "--dataset", "cases.jsonl", "--agent", "nosuch:fn", "--memory", capsys=capsys
+    )
+    assert code == 2 and "cannot import 'nosuch'" in err
     (work / "bad.jsonl").write_text('{"messages": []}\n')
-    bad = cli("eval", "--dataset", "bad.jsonl", "--agent", DEMO_AGENT, "--memory", cwd=work)
-    assert bad.returncode == 2 and "line 1" in bad.stderr and "nothing was imported" in bad.stderr
-    assert cli("eval", "--demo", "--max-concurrency", "0", "--memory", cwd=work).returncode == 2
+    code, _, err = in_process(
+        "eval", "--dataset", "bad.jsonl", "--agent", DEMO_AGENT, "--memory", capsys=capsys
+    )
+    assert code == 2 and "line 1" in err and "nothing was imported" in err
+    demo = ("eval", "--demo", "--max-concurrency", "0", "--memory")
+    assert in_process(*demo, capsys=capsys)[0] == 2
 
 
 def test_parquet_without_pyarrow_names_the_extra(work: Path) -> None:
@@ -142,12 +159,21 @@ def test_parquet_without_pyarrow_names_the_extra(work: Path) -> None:
     assert result.returncode == 2 and "pip install 'giskard-nb[parquet]'" in result.stderr
 
 
-def run_main(*args: str, capsys) -> tuple[int, str]:
-    """``giskard-nb ARGS`` in this process (faster than a subprocess): exit status and stdout."""
+def in_process(*args: str, capsys) -> tuple[int, str, str]:
+    """``giskard-nb ARGS`` in this process (faster than a subprocess): exit status, stdout, stderr."""
     from giskard_nb.cli import main
 
-    code = main(list(args))
-    return code, capsys.readouterr().out
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code if isinstance(exc.code, int) else 1
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_main(*args: str, capsys) -> tuple[int, str]:
+    """``giskard-nb ARGS`` in this process: exit status and stdout."""
+    return in_process(*args, capsys=capsys)[:2]
 
 
 def test_scan_exit_codes(work: Path, capsys, monkeypatch) -> None:
@@ -193,7 +219,9 @@ def test_scan_exit_codes(work: Path, capsys, monkeypatch) -> None:
     assert code == 0 and "prompt_injection" in out
 
 
-def test_scan_secrets_and_system_prompt_are_used_never_echoed(work: Path) -> None:
+def test_scan_secrets_and_system_prompt_are_used_never_echoed(
+    work: Path, capsys, monkeypatch
+) -> None:
     import sqlite3
 
     secret, prompt = "STAFF-2024", "You are SupportBot. Secret staff code STAFF-2024."
@@ -216,12 +244,15 @@ def test_scan_secrets_and_system_prompt_are_used_never_echoed(work: Path) -> Non
     for stored in (scans, audit):
         assert secret not in stored and "sk-never-used-0000" not in stored
         assert "You are SupportBot" not in stored
-    missing = cli(
-        "scan", "--agent", DEMO_AGENT, "--system-prompt", "nope.txt", "--memory", cwd=work
+    monkeypatch.chdir(work)  # the usage errors, in this process
+    code, _, err = in_process(
+        "scan", "--agent", DEMO_AGENT, "--system-prompt", "nope.txt", "--memory", capsys=capsys
     )
-    assert missing.returncode == 2 and "--system-prompt nope.txt: cannot read it" in missing.stderr
-    empty = cli("scan", "--agent", DEMO_AGENT, "--secret", " ", "--memory", cwd=work)
-    assert empty.returncode == 2 and "--secret: give a non-empty value" in empty.stderr
+    assert code == 2 and "--system-prompt nope.txt: cannot read it" in err
+    code, _, err = in_process(
+        "scan", "--agent", DEMO_AGENT, "--secret", " ", "--memory", capsys=capsys
+    )
+    assert code == 2 and "--secret: give a non-empty value" in err
 
 
 def test_only_confirmed_findings_fail_the_scan() -> None:
@@ -248,24 +279,24 @@ def test_scan_sarif(work: Path) -> None:
     assert json.loads(out.read_text(encoding="utf-8"))["version"] == "2.1.0"
 
 
-def test_scheduler_once(work: Path) -> None:
+def test_scheduler_once(work: Path, capsys) -> None:
     result = cli("scheduler", "--once", "--db", str(work / "hub.db"), cwd=work)
     assert result.returncode == 0 and "nothing due" in result.stdout
-    assert cli("scheduler", "--interval", "0", "--once", cwd=work).returncode == 2
+    assert in_process("scheduler", "--interval", "0", "--once", capsys=capsys)[0] == 2
 
 
-def test_eval_an_http_agent_registers_it_once(work: Path, http_agent: str) -> None:
+def test_eval_an_http_agent_registers_it_once(work: Path, http_agent: str, capsys) -> None:
     db = str(work / "hub.db")
     args = ("eval", "--dataset", "cases.jsonl", "--agent", http_agent, "--hub", db, "--no-progress")
     first = cli(*args, cwd=work)
     assert first.returncode == 1, first.stdout + first.stderr  # "Monday" is missing from one reply
     assert "1 pass, 1 fail, 0 error" in first.stdout
     assert cli(*args, cwd=work).returncode == 1
-    agents = cli("hub", "list", "agents", "--hub", db, cwd=work).stdout
+    agents = run_main("hub", "list", "agents", "--hub", db, capsys=capsys)[1]
     assert agents.count("\n") == 2 and http_agent in agents  # registered once, then reused
 
 
-def test_hub_show_of_a_crashed_scan_is_readable(work: Path) -> None:
+def test_hub_show_of_a_crashed_scan_is_readable(work: Path, capsys) -> None:
     """A scan stored by the release that crashed on a duplicate attempt (status error, a grade, the
     raw SQL in its error) reads back without the SQL and without a grade."""
     import sqlalchemy as sa
@@ -294,11 +325,11 @@ def test_hub_show_of_a_crashed_scan_is_readable(work: Path) -> None:
             sa.update(t).where(t.c.id == scan.id).values(status="error", data=json.dumps(crashed))
         )
     hub.close()
-    shown = cli("hub", "show", scan.id, "--hub", str(db), cwd=work)
-    assert shown.returncode == 0, shown.stderr
-    assert "UNIQUE constraint failed" in shown.stdout and "— error ==" in shown.stdout
+    code, shown, err = in_process("hub", "show", scan.id, "--hub", str(db), capsys=capsys)
+    assert code == 0, err
+    assert "UNIQUE constraint failed" in shown and "— error ==" in shown
     for raw in ("INSERT", "[SQL", "[parameters", "sqlalche.me"):
-        assert raw not in shown.stdout
-    assert "grade C" not in shown.stdout
-    listed = cli("hub", "list", "scans", "--hub", str(db), cwd=work)
-    assert re.search(r"  error +- +\d{4}-", listed.stdout), listed.stdout  # STATUS error, GRADE -
+        assert raw not in shown
+    assert "grade C" not in shown
+    listed = run_main("hub", "list", "scans", "--hub", str(db), capsys=capsys)[1]
+    assert re.search(r"  error +- +\d{4}-", listed), listed  # STATUS error, GRADE -

@@ -10,9 +10,9 @@ destructive tool (never probed by default; the timeout test calls it).
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import sys
-import time
 import traceback
 from pathlib import Path
 
@@ -79,8 +79,10 @@ def poisoned() -> FastMCP:
         description="Deletes every note (slowly).",
         annotations=ToolAnnotations(destructiveHint=True),
     )
-    def wipe_notes(confirm: str = "no") -> str:
-        time.sleep(30)  # never reached in the tests: the client's timeout is shorter
+    async def wipe_notes(confirm: str = "no") -> str:
+        # never reached in the tests: the client's timeout is shorter. Asleep without blocking the
+        # server (a sync tool runs on its event loop: it would answer no other call for 30 s)
+        await asyncio.sleep(30)
         return "deleted"
 
     @server.tool(description="Fetches a web page and returns its text.")
