@@ -34,7 +34,13 @@ def evaluation_html(evaluation: Any) -> str:
     return (
         f"<div><b>Evaluation {e(evaluation.name)}</b> — {e(evaluation.status)}, agent "
         f"{e(evaluation.agent_name)}{' (local)' if evaluation.local else ''}<br>"
-        f"{total}/{evaluation.n_test_cases} results, {e(rate)} {counts}"
+        + (
+            f"{total}/{evaluation.n_test_cases * evaluation.repeats} results "
+            f"({evaluation.n_test_cases} test cases × {evaluation.repeats} runs), "
+            if evaluation.repeats > 1
+            else f"{total}/{evaluation.n_test_cases} results, "
+        )
+        + f"{e(rate)} {counts}"
         + (f"<br>Failure categories: {categories}" if categories else "")
         + (f"<br><i>{_short(evaluation.error)}</i>" if evaluation.error else "")
         + "</div>"

@@ -157,6 +157,9 @@ def test_every_example_runs_as_written(
         ]
         assert re.search(r"\(finished\): 5 pass, 1 fail, 0 error, 0 skip", ray)
         assert re.search(r"\(finished\): 5 pass, 1 fail, 0 error, 0 skip", here)
+    repeated = out["giskard-nb eval --demo --memory --repeats 3"]
+    assert "Repeats: 3 per case; pass^3 " in repeated and "(run 3/3)" in repeated
+    assert re.search(r"\(finished\): \d+ pass, 15 fail, 0 error, 0 skip", repeated)
     demo = out["giskard-nb scan --demo"]
     # what the page says the demo prints
     assert "grade D on 8 of 12 categories — incomplete: " in demo and "STAFF-2024" not in demo

@@ -126,6 +126,24 @@ async def test_an_evaluation_on_actors_is_stored_as_a_local_one(shared, marks, m
     assert len(frame) == 5 and set(frame["status"]) == {"pass", "fail", "error"}
 
 
+async def test_a_repeated_evaluation_on_actors_stores_every_run_with_its_role(
+    shared, marks, mem_hub
+):
+    dataset = dataset_of(mem_hub, case("hello", "HELLO"), case("sys", "SYS"), case("nope", "x"))
+    executor, factory = shared
+    remote = await mem_hub.evaluations.acreate_local(
+        factory, dataset.id, executor=executor, repeats=3, progress=False
+    )
+    results = remote.results()
+    assert remote.repeats == 3 and len(results) == 9
+    assert sorted((r.messages[-1].content, r.repeat) for r in results) == sorted(
+        (text, r) for text in ("hello", "sys", "nope") for r in range(3)
+    )
+    roles = {(r.messages[-1].content, r.repeat): r.reply_role for r in results}
+    assert {k for k, role in roles.items() if role == "system"} == {("sys", r) for r in range(3)}
+    assert remote.counts == {"pass": 6, "fail": 3, "error": 0, "skip": 0}
+
+
 async def test_results_are_stored_before_the_run_ends(shared, marks, mem_hub):
     """The gated case waits for a marker that only ``on_result`` writes, after it read the other
     result back from the Hub: results streamed into storage, not at the end."""

@@ -68,6 +68,11 @@ def test_each_test_case_runs_k_times_and_keeps_its_repeat_index(hub: Hub) -> Non
     assert list(frame.columns[:4]) == ["evaluation_id", "result_id", "test_case_id", "repeat"]
     assert sorted(frame["repeat"].tolist()) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     assert str(frame["repeat"].dtype) == "int64"
+    assert "×3 runs" in repr(evaluation)
+    assert "9/9 results (3 test cases × 3 runs)" in evaluation._repr_html_()
+    summary = evaluation.summary()
+    assert summary.repeats == 3 and summary.missing == 0 and summary.n_flaky == 1
+    assert "pass^3 1/3 cases, pass@3 2/3, 1 flaky" in str(summary)
 
 
 def test_repeats_must_be_a_whole_number_of_at_least_one(mem_hub: Hub) -> None:

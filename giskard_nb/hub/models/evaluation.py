@@ -115,7 +115,10 @@ class Evaluation(HubRecord):
 
     def __repr__(self) -> str:
         counts = " ".join(f"{k}={v}" for k, v in self.counts.items() if v)
-        return f"<Evaluation {self.name!r} {self.status} {counts or 'no results'} id={self.id}>"
+        runs = f" ×{self.repeats} runs" if self.repeats > 1 else ""
+        return (
+            f"<Evaluation {self.name!r} {self.status} {counts or 'no results'}{runs} id={self.id}>"
+        )
 
     def _repr_html_(self) -> str:
         from giskard_nb.hub.render import evaluation_html, safe_html
