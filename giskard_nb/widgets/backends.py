@@ -55,7 +55,15 @@ def offload_sync_agent(agent: Any) -> Any:
 class SuiteBackend:
     """Suites (or lists of Scenarios) run against Python callables; outcome: a SuiteResult."""
 
-    def __init__(self, agents: Any, datasets: Any, *, max_concurrency: int, timeout: float | None):
+    def __init__(
+        self,
+        agents: Any,
+        datasets: Any,
+        *,
+        max_concurrency: int,
+        timeout: float | None,
+        repeats: int = 1,
+    ):
         self._agents = named(agents, "agents", "agent")
         self._datasets = named(datasets, "datasets", "dataset")
         if not self._agents or not self._datasets:
@@ -63,7 +71,7 @@ class SuiteBackend:
                 "EvaluationRunner needs agents= (a callable or {name: callable}) and datasets= "
                 "(a Suite, a list of Scenarios, or {name: ...}), or hub= and project_id="
             )
-        self.max_concurrency, self.timeout = max_concurrency, timeout
+        self.max_concurrency, self.timeout, self.repeats = max_concurrency, timeout, repeats
         self._partial: dict[int, ScenarioResult] = {}
         self._dataset = ""
 
@@ -86,7 +94,7 @@ class SuiteBackend:
         )
 
     def size(self, dataset: str) -> int:
-        return len(self.suite(dataset).scenarios)
+        return len(self.suite(dataset).scenarios) * self.repeats
 
     async def run(self, agent: str, dataset: str, report: Report) -> SuiteResult:
         suite = self.suite(dataset)
@@ -103,6 +111,7 @@ class SuiteBackend:
             max_concurrency=self.max_concurrency,
             timeout=self.timeout,
             on_result=on_result,
+            repeats=self.repeats,
         )
 
     def partial(self) -> SuiteResult:
@@ -126,6 +135,7 @@ class HubBackend:
         *,
         max_concurrency: int,
         timeout: float | None,
+        repeats: int = 1,
     ):
         self.hub, self.project_id = hub, project_id
         hub.projects.retrieve(project_id)  # a clear NotFoundError early
@@ -137,7 +147,7 @@ class HubBackend:
                 "the project needs at least one dataset and one agent (registered with "
                 "hub.agents.create, or a Python function given as agents=)"
             )
-        self.max_concurrency, self.timeout = max_concurrency, timeout
+        self.max_concurrency, self.timeout, self.repeats = max_concurrency, timeout, repeats
         self.evaluation_id: str | None = None
         self._dataset_id: str | None = None
         self._known: set[str] = set()
@@ -151,7 +161,8 @@ class HubBackend:
         return list(self._datasets)
 
     def size(self, dataset: str) -> int:
-        return len(self.hub.test_cases.list(self._datasets[dataset], status="active"))
+        active = self.hub.test_cases.list(self._datasets[dataset], status="active")
+        return len(active) * self.repeats
 
     async def run(self, agent: str, dataset: str, report: Report) -> Any:
         """Run the evaluation; ``report`` receives the counts as each result is stored (the run's
@@ -172,6 +183,7 @@ class HubBackend:
             "max_concurrency": self.max_concurrency,
             "timeout": self.timeout,
             "on_result": stored,
+            "repeats": self.repeats,
         }
         self.evaluation_id = None
         if agent in self._local:

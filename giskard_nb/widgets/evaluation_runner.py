@@ -34,7 +34,8 @@ class EvaluationRunner(View):
     Core: ``agents`` is a callable or ``{name: callable}`` (of ``inputs``/``trace``), ``datasets``
     a Suite, a list of Scenarios or ``{name: ...}``; the outcome is a SuiteResult.
     Hub: ``hub`` and ``project_id``, optional local ``agents`` (functions of the message list); the
-    outcome is the stored Hub ``Evaluation``. ``on_finish(outcome)`` is called at the end.
+    outcome is the stored Hub ``Evaluation``. ``repeats=k`` runs each case k times (pass^k, pass@k,
+    flaky cases and error bars in the outcome's summary). ``on_finish(outcome)`` is called at the end.
     """
 
     def __init__(
@@ -46,21 +47,25 @@ class EvaluationRunner(View):
         project_id: str | None = None,
         max_concurrency: int = 8,
         timeout: float | None = None,
+        repeats: int = 1,
         page_size: int = 20,
         on_finish: Callable[[Any], Any] | None = None,
     ):
+        from giskard_nb.core.suite import check_repeats
+
+        options = {
+            "max_concurrency": max_concurrency,
+            "timeout": timeout,
+            "repeats": check_repeats(repeats),
+        }
         if hub is not None:
             if project_id is None or datasets is not None:
                 raise GiskardValidationError(
                     "with hub=, give project_id= (the datasets are the project's) and no datasets="
                 )
-            self.backend: Any = HubBackend(
-                hub, project_id, agents, max_concurrency=max_concurrency, timeout=timeout
-            )
+            self.backend: Any = HubBackend(hub, project_id, agents, **options)
         else:
-            self.backend = SuiteBackend(
-                agents, datasets, max_concurrency=max_concurrency, timeout=timeout
-            )
+            self.backend = SuiteBackend(agents, datasets, **options)
         self.page_size = page_size
         self.on_finish = on_finish
         self.job: Job | None = None

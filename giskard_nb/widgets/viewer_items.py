@@ -114,6 +114,8 @@ def evaluation_items(
         category = r.failure_category.identifier if r.failure_category else None
         item = item_from_result(r.scenario_result, failure_category=category)
         item.name = names.get(r.test_case_id) or _unnamed(r)
+        if evaluation.repeats > 1:  # which run of its test case
+            item.name += f" (run {r.repeat + 1}/{evaluation.repeats})"
         item.tags = frozenset(r.tags) | item.tags
         item.extra["result_id"] = r.id
         items.append(item)

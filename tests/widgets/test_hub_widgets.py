@@ -72,6 +72,27 @@ async def test_runner_stores_a_hub_evaluation_with_live_counts(hub_project):
     assert stored.failure_category_source == "user"
 
 
+async def test_runner_repeats_each_case_on_the_hub_and_in_a_suite(hub_project):
+    hub, project, _dataset = hub_project
+    runner = EvaluationRunner({"faq bot": faq_bot}, hub=hub, project_id=project.id, repeats=2)
+    runner._w["run"].click()
+    evaluation = await runner.job
+    assert evaluation.repeats == 2 and len(evaluation.results()) == 6
+    assert runner.counts == {"pass": 4, "fail": 2, "error": 0, "skip": 0}
+    assert "6 / 6" in runner._w["counters"].value
+    names = sorted(item.name for item in runner.open_results().items)
+    assert names[:2] == ["“hours?” (run 1/2)", "“hours?” (run 2/2)"]
+    suite = [
+        Scenario("hours").interact("hours?").check(from_fn(lambda t: "Monday" in t.last.outputs))
+    ]
+    core = EvaluationRunner(lambda q: "Open Monday", {"faq": suite}, repeats=3)
+    core._w["run"].click()
+    result = await core.job
+    assert len(result.results) == 3 and [r.repeat for r in result.results] == [0, 1, 2]
+    with pytest.raises(GiskardValidationError, match="repeats must be a whole number"):
+        EvaluationRunner({"faq bot": faq_bot}, hub=hub, project_id=project.id, repeats=0)
+
+
 async def test_runner_counts_come_from_the_run_not_from_polling(hub_project, monkeypatch):
     hub, project, _dataset = hub_project
     reports = []
