@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -10,27 +9,10 @@ import pytest
 from giskard_nb.cli import main
 from giskard_nb.hub import Hub
 
-AGENTS = """
-import os
-
-def answer(messages):
-    if os.environ.get("AGENT_DOWN"):
-        raise RuntimeError("the agent was called by an estimate")
-    return "We are open on Monday."
-"""
-
 
 @pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "estimate_bots.py").write_text(AGENTS, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.chdir(tmp_path)
-    cases = [
-        {"question": "Open?", "must_contain": "Monday"},
-        {"question": "Hi", "must_contain": "x"},
-    ]
-    (tmp_path / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in cases), "utf-8")
-    return tmp_path
+def work(bots_folder) -> Path:
+    return bots_folder("estimate_bots")
 
 
 def _stored(hub_path: str) -> dict[str, int]:
@@ -84,7 +66,7 @@ def test_estimate_prints_and_stores_nothing_then_times_by_the_last_run(
     ("args", "message"),
     [
         (["--estimate", "--rescore", "abcd1234"], "--estimate previews a run"),
-        (["--estimate", "--demo", "--repeats", "0"], "repeats must be a whole number >= 1"),
+        (["--estimate", "--demo", "--repeats", "0"], "--repeats must be at least 1"),
         (["--estimate", "--demo", "--max-concurrency", "0"], "--max-concurrency must be at least"),
     ],
 )

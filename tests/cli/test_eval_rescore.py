@@ -3,7 +3,6 @@ checks, without calling the agent, reported and exiting like any evaluation."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -11,27 +10,10 @@ import pytest
 from giskard_nb.cli import main
 from giskard_nb.hub import Hub
 
-AGENTS = """
-import os
-
-def answer(messages):
-    if os.environ.get("AGENT_DOWN"):
-        raise RuntimeError("the agent was called during a re-score")
-    return "We are open on Monday."
-"""
-
 
 @pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "rescore_bots.py").write_text(AGENTS, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.chdir(tmp_path)
-    cases = [
-        {"question": "Open?", "must_contain": "Monday"},
-        {"question": "Hi", "must_contain": "x"},
-    ]
-    (tmp_path / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in cases), "utf-8")
-    return tmp_path
+def work(bots_folder) -> Path:
+    return bots_folder("rescore_bots")
 
 
 def test_rescore_reports_a_new_evaluation_without_calling_the_agent(
