@@ -137,3 +137,12 @@ def assert_inert(html: str) -> Markup:
     assert not any(ch in html for ch in BIDI)
     assert "<U+202E>evil<U+2066>" in "".join(page.text)  # shown, visibly
     return page
+
+
+def ctrl_c_reaches_it() -> None:
+    """``preexec_fn`` of a server started to be stopped with SIGINT: Ctrl-C's default disposition,
+    as in a terminal. (A process started from a background job inherits SIGINT *ignored*, and Python
+    then installs no KeyboardInterrupt handler, so the test would measure how it was launched.)"""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

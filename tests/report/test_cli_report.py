@@ -12,7 +12,7 @@ from pathlib import Path
 
 from giskard_nb.cli import main
 
-from .conftest import assert_inert
+from .conftest import assert_inert, ctrl_c_reaches_it
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -54,6 +54,7 @@ def test_view_serves_the_hub_and_stops_on_ctrl_c(records, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_reaches_it,
         env=env,
     )
     try:

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from .conftest import ctrl_c_reaches_it
+
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "report.md"
 
@@ -93,6 +95,7 @@ def test_view_lines_serve_and_stop(records: Any, folder: Path, index: int) -> No
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_reaches_it,
         env=_env(folder),
     )
     try:
