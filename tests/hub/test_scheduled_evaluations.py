@@ -175,3 +175,21 @@ def test_scheduler_command_runs_due_schedules_once(tmp_path, setup, agent_server
     assert "nothing due" in capsys.readouterr().out
     with Hub(url) as again:
         assert len(again.scheduled_evaluations.list_evaluations(schedule.id)) == 1
+
+
+def test_a_schedule_with_repeats_runs_each_case_k_times(scheduled) -> None:
+    hub, _project, dataset, _agent, _clock, schedule = scheduled
+    resource = hub.scheduled_evaluations
+    assert schedule.repeats == 1
+    with pytest.raises(GiskardValidationError, match="repeats must be a whole number >= 1"):
+        resource.update(schedule.id, repeats=0)
+    repeated = resource.update(schedule.id, repeats=2)
+    assert repeated.repeats == 2 and resource.retrieve(schedule.id).repeats == 2
+    first = resource.run_now(schedule.id)
+    second = resource.run_now(schedule.id)
+    assert first.status == second.status == "success"
+    evaluations = resource.list_evaluations(schedule.id)
+    n_cases = len(hub.test_cases.list(dataset.id))
+    assert [e.repeats for e in evaluations] == [2, 2]
+    assert all(len(e.results()) == 2 * n_cases for e in evaluations)
+    assert second.report.changes == []  # the same deterministic agent: no case changed verdict

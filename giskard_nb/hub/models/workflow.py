@@ -68,6 +68,8 @@ class ScheduledEvaluation(ScheduleFields, _EvaluationTarget):
 
     tags: list[str] = Field(default_factory=list)
     notify: list[str] = Field(default_factory=list)
+    #: Runs of each test case per execution (``hub.evaluations.create(..., repeats=k)``).
+    repeats: int = Field(default=1, ge=1)
     last_execution_at: datetime | None = None
     last_execution_status: ExecutionStatus | None = None
     evaluation_ids: list[str] = Field(default_factory=list)

@@ -21,6 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from giskard_nb.core.missing import MISSING
+from giskard_nb.core.suite import check_repeats
 from giskard_nb.core.sync import sync_twin
 from giskard_nb.errors import ConfigError, GiskardValidationError
 from giskard_nb.hub import schema_more
@@ -79,9 +80,11 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         tags: Sequence[str] = (),
         notify: Sequence[str] = (),
         paused: bool = False,
+        repeats: int = 1,
     ) -> ScheduledEvaluation:
         """Run ``agent_id`` on ``dataset_id`` (its test cases having every tag in ``tags``) at ``time``
-        every day, every ``day_of_week`` (weekly) or on ``day_of_month`` (monthly)."""
+        every day, every ``day_of_week`` (weekly) or on ``day_of_month`` (monthly); ``repeats=k``:
+        each test case k times per execution (its report compares case verdicts over the runs)."""
         agent = self._store.resources.agents.retrieve(agent_id)
         dataset = self._store.resources.datasets.retrieve(dataset_id)
         require_same_project(
@@ -110,6 +113,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
             **timing.model_dump(),
             "tags": list(tags),
             "notify": _addresses(notify),
+            "repeats": check_repeats(repeats, "test case"),
             "created_at": self.clock.now(),
             "updated_at": self.clock.now(),
         }
@@ -128,6 +132,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
         paused: bool = MISSING,
         tags: Sequence[str] = MISSING,
         notify: Sequence[str] = MISSING,
+        repeats: int = MISSING,
     ) -> ScheduledEvaluation:
         """Change the given fields; the timing is re-validated as a whole."""
         current = self.retrieve(scheduled_evaluation_id)
@@ -152,6 +157,8 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
             changes["tags"] = list(tags)
         if notify is not MISSING:
             changes["notify"] = _addresses(notify)
+        if repeats is not MISSING:
+            changes["repeats"] = check_repeats(repeats, "test case")
         return self._update(scheduled_evaluation_id, changes)
 
     def pause(self, scheduled_evaluation_id: str) -> ScheduledEvaluation:
@@ -251,6 +258,7 @@ class ScheduledEvaluationsResource(Resource[ScheduledEvaluation]):
                 name=f"{schedule.name} {moment:%Y-%m-%d %H:%M}",
                 tags=schedule.tags,
                 progress=False,
+                repeats=schedule.repeats,
             )
             error = run_failure(evaluation, self._first_error(evaluation))
         except Exception as exc:  # a schedule whose agent or dataset is gone: record, go on
