@@ -57,7 +57,7 @@ def main() -> None:
     print(f"evaluation of {N_CASES} cases x {REPEATS} repeats (0 ms agent): {run_time:.2f} s")
     print(
         f"summary() of {N_CASES * REPEATS} results: {summary_time:.2f} s "
-        f"({summary.rate.text(interval=summary.interval.to_interval())}; {summary.n_flaky} flaky cases)"
+        f"({summary.rate.text(interval=summary.interval)}; {summary.n_flaky} flaky cases)"
     )
     print(f"compare() + significance of two such runs: {compare_time:.2f} s ({sentence})")
 

@@ -98,7 +98,7 @@ def summary_html(summary: Any) -> str:
         ["skipped test case", "reason"],
         [[_short(c.label, 120), e(c.reason)] for c in summary.skipped_cases[:200]],
     )
-    interval = summary.interval.to_interval() if summary.interval else None
+    interval = summary.interval
     repeats = ""
     if summary.runs_per_case > 1:
         k, n = summary.runs_per_case, len(summary.cases)

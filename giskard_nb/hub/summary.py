@@ -17,8 +17,9 @@ from giskard_nb.core.pass_rate import PassRate
 from giskard_nb.core.reasons import case_reason
 from giskard_nb.core.testcase import NO_CHECKS
 from giskard_nb.core.usage import USAGE_METRICS, Usage
-from giskard_nb.hub.summary_cases import CaseStats, RateInterval, RepeatTally, case_label
+from giskard_nb.hub.summary_cases import CaseStats, RepeatTally, case_label
 from giskard_nb.hub.upload_columns import NO_CHECK_ADVICE
+from giskard_nb.stats.intervals import Interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,7 +29,6 @@ __all__ = [
     "CategoryCount",
     "CheckStats",
     "EvaluationSummary",
-    "RateInterval",
     "SkippedCase",
     "summarize",
 ]
@@ -49,7 +49,7 @@ class CheckStats(BaseModel):
     errored: int = 0
     skipped: int = 0
     #: The 95 % interval of ``pass_rate`` (None when nothing was judged).
-    interval: RateInterval | None = None
+    interval: Interval | None = None
 
     @property
     def total(self) -> int:
@@ -72,7 +72,7 @@ class CategoryCount(BaseModel):
     count: int
     share: float  # of the failed results
     #: The 95 % interval of ``share``.
-    share_interval: RateInterval | None = None
+    share_interval: Interval | None = None
 
 
 class SkippedCase(BaseModel):
@@ -107,9 +107,9 @@ class EvaluationSummary(BaseModel):
     #: How many times each test case was to run (the evaluation's ``repeats``).
     repeats: int = 1
     #: The 95 % interval of ``pass_rate``; ``interval.method``: "wilson" or "bootstrap" (over cases).
-    interval: RateInterval | None = None
+    interval: Interval | None = None
     #: The 95 % interval of each tag's pass rate (keys as ``by_tag``).
-    tag_intervals: dict[str, RateInterval | None] = Field(default_factory=dict)
+    tag_intervals: dict[str, Interval | None] = Field(default_factory=dict)
     #: Each test case over its runs, in the order they were first stored.
     cases: list[CaseStats] = Field(default_factory=list)
     #: Test cases whose every run passed (pass^k), at least one passed (pass@k), and flaky ones.
@@ -199,7 +199,7 @@ class EvaluationSummary(BaseModel):
             f"Evaluation {self.name!r}: {self.total} results ({self.passed} passed, {self.failed} "
             f"failed, {self.errored} errored, {self.skipped} skipped"
             + (f", {self.missing} not run yet" if self.missing else "")
-            + f"), {self.rate.text(interval=_interval(self.interval))}"
+            + f"), {self.rate.text(interval=self.interval)}"
         ]
         if self.runs_per_case > 1:
             k = self.runs_per_case
@@ -349,11 +349,7 @@ def _skipped_case(row: dict[str, Any]) -> SkippedCase:
     )
 
 
-def _interval(stored: RateInterval | None) -> Any:
-    return stored.to_interval() if stored is not None else None
-
-
-def _bounds(stored: RateInterval | None, prefix: str = "pass_rate") -> dict[str, Any]:
+def _bounds(stored: Interval | None, prefix: str = "pass_rate") -> dict[str, Any]:
     """``{prefix}_low``, ``{prefix}_high`` (and for a pass rate ``interval_method``) of an interval."""
     out: dict[str, Any] = {
         f"{prefix}_low": stored.low if stored else None,

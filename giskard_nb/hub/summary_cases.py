@@ -14,43 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from giskard_nb.core.pass_rate import PassRate, rate_interval
 from giskard_nb.core.repeats import CaseSummary, GroupRate, group_rates
 from giskard_nb.stats.intervals import Interval
 
-__all__ = ["CaseStats", "RateInterval", "RepeatTally", "case_label", "case_stats"]
-
-
-class RateInterval(BaseModel):
-    """A stored confidence interval of a rate: ``[low, high]`` at ``confidence``, by ``method``
-    (``"wilson"``, or ``"bootstrap"`` over cases)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    low: float
-    high: float
-    confidence: float = 0.95
-    method: str = "wilson"
-
-    @classmethod
-    def of(cls, interval: Interval | None) -> RateInterval | None:
-        if interval is None:
-            return None
-        return cls(
-            low=interval.low,
-            high=interval.high,
-            confidence=interval.confidence,
-            method=interval.method,
-        )
-
-    def to_interval(self) -> Interval:
-        return Interval(self.low, self.high, self.confidence, self.method)
-
-    def text(self, digits: int = 0) -> str:
-        """``"95% CI 63%–80%"``."""
-        return self.to_interval().text(digits)
+__all__ = ["CaseStats", "RepeatTally", "case_label", "case_stats"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,26 +123,26 @@ class RepeatTally:
             for tc, (label, *counts) in self._cases.items()
         ]
 
-    def overall(self) -> RateInterval | None:
+    def overall(self) -> Interval | None:
         if not self.repeated:  # Wilson's interval of the pooled counts
             total = [sum(c) for c in zip(*(case[1:] for case in self._cases.values()), strict=True)]
-            return RateInterval.of(PassRate(*total).interval() if total else None)
+            return PassRate(*total).interval() if total else None
         rates = [PassRate(*counts) for _, *counts in self._cases.values()]
-        return RateInterval.of(rate_interval(rates, repeated=True))
+        return rate_interval(rates, repeated=True)
 
-    def by_check(self, pooled: dict[str, PassRate]) -> dict[str | None, RateInterval | None]:
+    def by_check(self, pooled: dict[str, PassRate]) -> dict[str | None, Interval | None]:
         """Per check name; ``pooled``: each check's counts over every result."""
         return self._groups(pooled, lambda run: [(name, st) for name, st in run[2]])
 
-    def by_tag(self, pooled: dict[str, PassRate]) -> dict[str | None, RateInterval | None]:
+    def by_tag(self, pooled: dict[str, PassRate]) -> dict[str | None, Interval | None]:
         """Per tag; ``pooled``: each tag's counts over every result."""
         return self._groups(pooled, lambda run: [(tag, run[1]) for tag in run[3]])
 
     def _groups(
         self, pooled: dict[str, PassRate], statuses: Any
-    ) -> dict[str | None, RateInterval | None]:
+    ) -> dict[str | None, Interval | None]:
         if not self.repeated:
-            return {name: RateInterval.of(rate.interval()) for name, rate in pooled.items()}
+            return {name: rate.interval() for name, rate in pooled.items()}
         per_case: dict[str, dict[str | None, list[str]]] = {}
         for run in self._runs:
             groups = per_case.setdefault(run[0], {})
@@ -182,22 +150,22 @@ class RepeatTally:
                 groups.setdefault(name, []).append(status)
         return _intervals(group_rates(per_case.values(), repeated=True))
 
-    def category_share(self, identifier: str, count: int, failed: int) -> RateInterval | None:
+    def category_share(self, identifier: str, count: int, failed: int) -> Interval | None:
         """The interval of a category's share (``count`` of the ``failed`` results): its failures
         "pass", the other failures "fail" (per case with repeats)."""
         if not self.repeated:
-            return RateInterval.of(PassRate(count, failed - count).interval())
+            return PassRate(count, failed - count).interval()
         shares: dict[str, list[int]] = {}
         for tc, _, _, _, ident in self._runs:
             if ident is not None:
                 mine = shares.setdefault(tc, [0, 0])
                 mine[0 if ident == identifier else 1] += 1
         rates = [PassRate(mine, other) for mine, other in shares.values()]
-        return RateInterval.of(rate_interval(rates, repeated=True))
+        return rate_interval(rates, repeated=True)
 
 
-def _intervals(groups: list[GroupRate]) -> dict[str | None, RateInterval | None]:
-    return {g.name: RateInterval.of(g.interval) for g in groups}
+def _intervals(groups: list[GroupRate]) -> dict[str | None, Interval | None]:
+    return {g.name: g.interval for g in groups}
 
 
 def case_stats(rows: Iterable[dict[str, Any]]) -> list[CaseStats]:
