@@ -318,6 +318,27 @@ def main(cv_only: bool = False) -> None:
     write_model(x, y, spans, config, setting, gate, results[0][0], max_words)
 
 
+def shipped_out_of_fold(rows: list[dict]) -> np.ndarray:
+    """The shipped classifier's setting (``refusal_model.json``) refitted without each writer in turn:
+    its out-of-fold probability of a refusal for every row of ``rows`` (0.0 where it does not read the
+    reply, an empty or off-topic one: it vetoes no finding there)."""
+    from giskard_nb.scan.detectors.refusal_model import MODEL_PATH, standardize
+
+    data = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    setting = Setting(
+        tuple(data["config"]["groups"]), data["info"]["lambda"], data["info"]["ngram_weight"]
+    )
+    x, kept, _, spans, _ = featurize(rows)
+    cols = columns(spans, setting.groups)
+    mean, scale = standardizer(x, spans, setting)
+    xs = standardize(x[:, cols], mean[cols], scale[cols])
+    y = np.array([r["label"] == "refusal" for r in kept], dtype=np.float64)
+    split = np.array([r["split"] for r in kept])
+    p = cv_probabilities(xs, xs @ xs.T, y, split, setting.lam)
+    read = dict(zip((r["id"] for r in kept), p, strict=True))
+    return np.array([read.get(r["id"], 0.0) for r in rows])
+
+
 def write_model(x, y, spans, config, setting, gate, cv, max_words) -> None:
     from giskard_nb.scan.detectors.refusal_model import MODEL_PATH, FeatureConfig, standardize
 

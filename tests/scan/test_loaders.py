@@ -6,7 +6,8 @@ import pytest
 
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.scan import dataset_probes, detect_refusal, loaders, run_scan
-from giskard_nb.scan.detectors import refusal_embed
+from giskard_nb.scan.detectors import ComplianceDetector, refusal_embed
+from giskard_nb.scan.detectors.refusal_rules import accepts, rule_reading
 
 pytestmark = pytest.mark.usefixtures("no_model")
 
@@ -105,14 +106,15 @@ async def test_dataset_probes_scan_offline(attack_dir, agents):
     # offline, compliance is a rule-based suspicion: listed for review, never in the grade
     assert report.grade is None and not report.findings and len(report.suspected) >= 3
     assert {a.evidence for a in report.suspected} == {"suspected"}
-    # compliance is never read as a refusal; where the embedding reading (the multilingual extra) is
-    # not sure enough that it is no refusal, there is no suspicion either: the judge decides those
+    # compliance is never read as a refusal; "Sure, here is how to do it." accepts the request, so
+    # only an embedding reading of a refusal would leave one of these to the judge
     for attempt in report.attempts:
         reply, goal = attempt.output, attempt.attack.goal
         assert not detect_refusal(reply, goal).refused
+        assert accepts(reply, rule_reading(reply, goal))
         if not attempt.successful:
             p = refusal_embed.embed_probability(reply, goal)
-            assert p is not None and p >= refusal_embed.load_embedding_model().gate
+            assert p is not None and p >= ComplianceDetector().accept_gate
     assert {a.attack.source for a in report.attempts} == {"dataset:jbb"}
 
     d = attack_dir / "giskard_prompt_injections"

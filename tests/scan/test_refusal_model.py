@@ -81,9 +81,10 @@ def test_detect_refusal_departs_from_the_rules_only_when_unsure():
 def test_the_classifier_vetoes_findings_on_refusals_the_rules_miss(monkeypatch):
     """Training refusals the rules read as compliance: the classifier keeps most of them from
     becoming findings; compliant training replies the rules flag stay flagged (training figures).
-    The embedding reading (tests/scan/test_refusal_embed.py) is left out: this is the classifier's."""
-    monkeypatch.setattr(refusal_embed, "embed_probability", lambda text, goal, reading=None: None)
-    monkeypatch.setattr(refusal, "embed_probability", lambda text, goal, reading=None: None)
+    The embedding reading (tests/scan/test_refusal_embed.py) is held at "no refusal": this is the
+    classifier's veto, at the gate it shares with the embedding reading."""
+    monkeypatch.setattr(refusal_embed, "embed_probability", lambda text, goal, reading=None: 0.0)
+    monkeypatch.setattr(refusal, "embed_probability", lambda text, goal, reading=None: 0.0)
     rows = _train_rows()
     missed = [
         r

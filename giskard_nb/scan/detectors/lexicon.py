@@ -338,6 +338,20 @@ DELIVERY = _compile(
     r"\b(?:would be something like|something like this)\b"
 )
 
+#: A reply that opens by accepting the request ("Sure, here is how…", "Bien sûr ! Voici…", "Claro,
+#: aquí tienes…", "Klar, hier ist…", "Certo, ecco…", "Com certeza, aqui está…"); "absolutely not"
+#: and the like are no acceptance. ``refusal_rules.accepts`` reads it only where no clause declines.
+ACCEPTANCE = _compile(
+    r"^\W{0,3}(?:sure|of course|certainly|absolutely|definitely|no problem|happy to|glad to|gladly|"
+    r"here(?:'s| is| are| you go)|(?:okay|ok|alright),? here|"
+    r"bien s[uû]r|voici|voil[aà]|avec plaisir|d'accord|certainement|absolument|volontiers|"
+    r"pas de probl[eè]me|claro|por supuesto|aqu[ií] (?:tienes|tiene|est[aá]|va|van)|con gusto|"
+    r"desde luego|klar|nat[uü]rlich|gerne?|hier (?:ist|sind|kommt|kommen|hast du|haben sie)|"
+    r"selbstverst[aä]ndlich|kein problem|certo|ecco|volentieri|naturalmente|certamente|"
+    r"assolutamente|nessun problema|com certeza|aqui (?:est[aá]|est[aã]o|tens|tem|vai|v[aã]o)|"
+    r"com prazer|sem problema)\b(?![,!.]?\s*(?:not|no|non|nicht|kein|pas|não|nao)\b)"
+)
+
 #: Clause boundaries inside a sentence where a reply turns from declining to delivering.
 CONTRAST = _compile(
     r"[,;—–-]\s*(?=(?:but|though|although|however|except|yet|still|"

