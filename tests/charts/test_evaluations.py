@@ -9,8 +9,7 @@ from giskard_nb import GiskardValidationError, Hub
 from giskard_nb.charts import plot_comparison, plot_failure_categories
 from giskard_nb.charts.evaluations import failure_category_counts
 from giskard_nb.core.render import STATUS_COLORS
-
-QUESTIONS = {"hours?": "Monday", "refund?": "30 days", "sunday?": "closed", "<b>x</b>?": "x"}
+from tests.charts.conftest import faq_dataset
 
 
 def first_bot(messages):
@@ -24,22 +23,10 @@ def second_bot(messages):
 @pytest.fixture
 def evaluations():
     hub = Hub(":memory:")
-    project = hub.projects.create(
-        "p", failure_categories=[{"identifier": "wrong_answer", "title": "Wrong <answer>"}]
-    )
-    dataset = hub.datasets.create(project.id, name="faq")
-    for question, keyword in QUESTIONS.items():
-        hub.test_cases.create(
-            dataset.id,
-            messages=[{"role": "user", "content": question}],
-            checks=[
-                {"identifier": "string_match", "params": {"keyword": keyword}},
-                {"identifier": "regex_matching", "params": {"pattern": "^[A-Z]"}},
-            ],
-        )
-    first = hub.evaluations.create_local(first_bot, dataset.id, progress=False, classifier="rules")
+    dataset_id = faq_dataset(hub)
+    first = hub.evaluations.create_local(first_bot, dataset_id, progress=False, classifier="rules")
     second = hub.evaluations.create_local(
-        second_bot, dataset.id, progress=False, classifier="rules"
+        second_bot, dataset_id, progress=False, classifier="rules"
     )
     yield hub, first, second
     hub.close()

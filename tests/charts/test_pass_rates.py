@@ -12,8 +12,7 @@ from giskard_nb.hub.models.base import new_id
 from giskard_nb.hub.summary import summarize
 from giskard_nb.palette import STATUS_COLORS
 from giskard_nb.stats import wilson_interval
-
-QUESTIONS = {"hours?": "Monday", "refund?": "30 days", "sunday?": "closed", "<b>x</b>?": "x"}
+from tests.charts.conftest import faq_dataset
 
 
 def bot(messages):
@@ -23,21 +22,8 @@ def bot(messages):
 @pytest.fixture
 def evaluation():
     hub = Hub(":memory:")
-    project = hub.projects.create(
-        "p", failure_categories=[{"identifier": "wrong_answer", "title": "Wrong <answer>"}]
-    )
-    dataset = hub.datasets.create(project.id, name="faq")
-    for i, (question, keyword) in enumerate(QUESTIONS.items()):
-        hub.test_cases.create(
-            dataset.id,
-            messages=[{"role": "user", "content": question}],
-            checks=[
-                {"identifier": "string_match", "params": {"keyword": keyword}},
-                {"identifier": "regex_matching", "params": {"pattern": "^[A-Z]"}},
-            ],
-            tags=["even" if i % 2 == 0 else "<odd>"],
-        )
-    evaluation = hub.evaluations.create_local(bot, dataset.id, progress=False, classifier="rules")
+    dataset_id = faq_dataset(hub, tagged=True)
+    evaluation = hub.evaluations.create_local(bot, dataset_id, progress=False, classifier="rules")
     yield evaluation
     hub.close()
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -236,3 +237,21 @@ def agent_server(_agent_server: AgentServer) -> AgentServer:
         _agent_server.requests.clear()
         _agent_server.hits.clear()
     return _agent_server
+
+
+async def interrupt_when_stored(hub: Hub, task: asyncio.Task, count: int) -> str:
+    """Cancel ``task`` (a local evaluation, as a kernel interrupt would) once ``count`` of its results
+    are stored, or after about five seconds; wait for the cancellation and return the evaluation id."""
+    evaluation_id = None
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        listed = hub.evaluations.list()
+        if listed:
+            evaluation_id = listed[0].id
+            if len(hub.evaluations.results.list(evaluation_id)) == count:
+                break
+    assert evaluation_id is not None
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    return evaluation_id

@@ -15,7 +15,7 @@ from giskard_nb.core.scenario_result import ScenarioResult
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import Hub
 
-from .conftest import AgentServer, reply_for, rule_case
+from .conftest import AgentServer, interrupt_when_stored, reply_for, rule_case
 
 
 def support_agent(messages: list[dict[str, str]]) -> str:
@@ -201,18 +201,7 @@ async def test_interrupted_then_resumed_loses_and_duplicates_nothing(hub: Hub, s
             stalls_after_five, dataset.id, max_concurrency=2, progress=False
         )
     )
-    evaluation_id = None
-    for _ in range(500):
-        await asyncio.sleep(0.01)
-        evaluations = hub.evaluations.list()
-        if evaluations:
-            evaluation_id = evaluations[0].id
-            if len(hub.evaluations.results.list(evaluation_id)) == 5:
-                break
-    assert evaluation_id is not None
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    evaluation_id = await interrupt_when_stored(hub, task, 5)
     interrupted = hub.evaluations.retrieve(evaluation_id)
     assert interrupted.status == "interrupted"
     assert interrupted.counts["pass"] == 5

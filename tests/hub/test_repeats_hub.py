@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from giskard_nb.errors import GiskardValidationError
 from giskard_nb.hub import Hub, schema
 from giskard_nb.hub.migrate import TABLE_LAYOUT
-from tests.hub.conftest import rule_case
+from tests.hub.conftest import interrupt_when_stored, rule_case
 
 
 def _dataset(hub: Hub, n: int = 3):
@@ -101,18 +101,7 @@ async def test_an_interrupted_repeated_run_resumes_only_the_missing_runs(mem_hub
             stalls_on_third_runs, dataset.id, repeats=3, max_concurrency=4, progress=False
         )
     )
-    evaluation_id = None
-    for _ in range(500):
-        await asyncio.sleep(0.01)
-        listed = mem_hub.evaluations.list()
-        if listed:
-            evaluation_id = listed[0].id
-            if len(mem_hub.evaluations.results.list(evaluation_id)) == 8:
-                break
-    assert evaluation_id is not None
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    evaluation_id = await interrupt_when_stored(mem_hub, task, 8)
     assert mem_hub.evaluations.retrieve(evaluation_id).status == "interrupted"
     stored = mem_hub.evaluations.results.list(evaluation_id)
     assert {r.repeat for r in stored} == {0, 1}

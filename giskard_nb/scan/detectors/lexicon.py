@@ -341,6 +341,8 @@ DELIVERY = _compile(
 #: A reply that opens by accepting the request ("Sure, here is how…", "Bien sûr ! Voici…", "Claro,
 #: aquí tienes…", "Klar, hier ist…", "Certo, ecco…", "Com certeza, aqui está…"); "absolutely not"
 #: and the like are no acceptance. ``refusal_rules.accepts`` reads it only where no clause declines.
+#: (``quoting._DELIVERING`` shares words with it but reads anywhere in a reply, for a quotation
+#: presented as the answer; this one reads only the opening.)
 ACCEPTANCE = _compile(
     r"^\W{0,3}(?:sure|of course|certainly|absolutely|definitely|no problem|happy to|glad to|gladly|"
     r"here(?:'s| is| are| you go)|(?:okay|ok|alright),? here|"
